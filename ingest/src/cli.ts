@@ -1,0 +1,52 @@
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createLogger, isRagError, loadConfig } from '@rag/core';
+import { runIngest } from './run-ingest.ts';
+
+const USAGE = `Usage: pnpm ingest [SOURCE] [--dry-run] [--no-prune]
+
+SOURCE   a folder (indexed recursively); without it, GCS_BUCKET/GCS_PREFIX when set
+--default-corpus  the project's own README.md and docs/ (what \`pnpm start\` indexes)
+--dry-run         list each document with its chunk count; write nothing
+--no-prune        keep the points of documents that are no longer in the source
+
+Ends with: done: N files, M chunks, U upserts, D deletes, S skipped, E errors (exit 1 when E > 0).`;
+
+/** The repository root, where the default corpus (README.md, docs/) lives. */
+const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      'dry-run': { type: 'boolean', default: false },
+      'no-prune': { type: 'boolean', default: false },
+      'default-corpus': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL);
+  const summary = await runIngest({
+    config,
+    logger,
+    sourceArgument: values['default-corpus'] ? undefined : positionals[0],
+    defaultCorpus: values['default-corpus'] ? { root: repositoryRoot, include: ['README.md', 'docs'] } : undefined,
+    dryRun: values['dry-run'],
+    prune: !values['no-prune'],
+  });
+  process.stdout.write(`${summary.toLine()}\n`);
+  return summary.errors > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${isRagError(error) ? `${error.code}: ${error.message}` : String((error as Error)?.stack ?? error)}\n`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,67 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { OpenAiGatewayChatModel } from './chat/openai-gateway.ts';
+import type { ChatModel } from './chat/chat-model.ts';
+import type { Config } from './config.ts';
+import type { Embedder } from './embedders/embedder.ts';
+import { LocalOnnxEmbedder } from './embedders/local-onnx.ts';
+import { Model2VecEmbedder } from './embedders/model2vec.ts';
+import { TeiEmbedder } from './embedders/tei.ts';
+import type { Logger } from './logger.ts';
+import { LocalCrossEncoderReranker } from './rerankers/local-cross-encoder.ts';
+import type { Reranker } from './rerankers/reranker.ts';
+import { TeiReranker } from './rerankers/tei.ts';
+import { LanceDbStore } from './stores/lancedb.ts';
+import { QdrantStore } from './stores/qdrant.ts';
+import type { VectorStore } from './stores/vector-store.ts';
+
+/** The one place where configuration picks adapters: a service URL wins, then a local model, then none. */
+
+export function createStore(config: Config): VectorStore {
+  if (config.QDRANT_URL) {
+    return new QdrantStore({ url: config.QDRANT_URL, apiKey: config.QDRANT_API_KEY, collection: config.collection, timeoutMs: config.STORE_TIMEOUT_MS });
+  }
+  return new LanceDbStore({ dataDir: resolve(config.RAG_DATA_DIR), collection: config.collection });
+}
+
+export function createEmbedder(config: Config, logger: Logger): Embedder | undefined {
+  const prefixes = { queryPrefix: config.EMBED_QUERY_PREFIX, passagePrefix: config.EMBED_PASSAGE_PREFIX };
+  if (config.EMBED_URL) {
+    return new TeiEmbedder({
+      url: config.EMBED_URL,
+      apiKey: config.EMBED_API_KEY,
+      model: config.EMBED_MODEL ?? 'tei',
+      batchSize: config.EMBED_BATCH_SIZE,
+      timeoutMs: config.EMBED_TIMEOUT_MS,
+      ...prefixes,
+    });
+  }
+  if (config.EMBED_MODEL && isModel2VecFolder(config.EMBED_MODEL)) return new Model2VecEmbedder({ model: config.EMBED_MODEL });
+  if (config.EMBED_MODEL) {
+    return new LocalOnnxEmbedder({ model: config.EMBED_MODEL, cacheDir: join(resolve(config.RAG_DATA_DIR), 'models'), batchSize: config.EMBED_BATCH_SIZE, ...prefixes });
+  }
+  logger.warn(
+    'No embedding model configured: search is sparse only (BM25). Set EMBED_MODEL to a Hugging Face ONNX model id (e.g. Xenova/bge-small-en-v1.5) or a local model folder, or EMBED_URL to a TEI server, to add dense search.',
+  );
+  return undefined;
+}
+
+export function createReranker(config: Config): Reranker | undefined {
+  if (config.RERANK_URL) {
+    return new TeiReranker({ url: config.RERANK_URL, apiKey: config.RERANK_API_KEY ?? config.EMBED_API_KEY, model: config.RERANK_MODEL, timeoutMs: config.RERANK_TIMEOUT_MS });
+  }
+  if (config.RERANK_MODEL) {
+    return new LocalCrossEncoderReranker({ model: config.RERANK_MODEL, cacheDir: join(resolve(config.RAG_DATA_DIR), 'models') });
+  }
+  return undefined;
+}
+
+export function createChatModel(config: Config): ChatModel | undefined {
+  if (!config.GATEWAY_URL) return undefined;
+  return new OpenAiGatewayChatModel({ url: config.GATEWAY_URL, apiKey: config.GATEWAY_API_KEY, model: config.GATEWAY_MODEL, timeoutMs: config.GATEWAY_TIMEOUT_MS });
+}
+
+/** A Model2Vec static model is a folder with model.safetensors and no ONNX graph. */
+function isModel2VecFolder(model: string): boolean {
+  return existsSync(join(model, 'model.safetensors')) && !existsSync(join(model, 'onnx'));
+}

@@ -1,0 +1,26 @@
+import type { Chunk } from '../domain.ts';
+import { chunkId } from './chunk-id.ts';
+import { sectionText, splitMarkdownLayouts } from './markdown-sections.ts';
+import { prefixChunkText } from './prefix.ts';
+import { splitTextSpans, type SplitOptions } from './split-text.ts';
+
+/**
+ * Sections by heading, then size-split per section; chunk_index counts across the whole document.
+ * The splitter measures LangChain's section text so chunk boundaries (and ids) stay the Python
+ * pipeline's; the restored code indentation rides along without moving them.
+ */
+export function chunkMarkdown(markdown: string, source: string, options: SplitOptions): Chunk[] {
+  const pieces = splitMarkdownLayouts(markdown).flatMap((layout) =>
+    splitTextSpans(layout.langchainText, options).map(({ start, end }) => ({
+      headingPath: layout.headingPath,
+      text: sectionText(layout, start, end),
+    })),
+  );
+  return pieces.map(({ headingPath, text }, chunkIndex) => ({
+    id: chunkId(source, chunkIndex),
+    source,
+    headingPath,
+    chunkIndex,
+    text: prefixChunkText(source, headingPath, text),
+  }));
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { RagError } from './errors.ts';
+
+/**
+ * The single place an environment variable is read. Names follow the seed's Kubernetes
+ * deployment (QDRANT_URL, EMBED_URL, GATEWAY_MODEL, …) so its manifests stay valid.
+ */
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+const optionalUrl = optionalText.pipe(z.string().url('expected an http(s) URL such as http://host:8080').optional());
+const integer = (min: number, max: number) => z.coerce.number().int(`expected an integer`).min(min).max(max);
+
+export const configSchema = z
+  .object({
+    PORT: integer(0, 65535).default(8090),
+    HOST: z.string().default('127.0.0.1'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    RAG_DATA_DIR: z.string().min(1).default('.rag'),
+    RAG_COLLECTION: optionalText,
+    QDRANT_URL: optionalUrl,
+    QDRANT_API_KEY: optionalText,
+    QDRANT_COLLECTION: optionalText,
+    STORE_TIMEOUT_MS: integer(1, 600_000).default(10_000),
+    EMBED_URL: optionalUrl,
+    EMBED_API_KEY: optionalText,
+    EMBED_MODEL: optionalText,
+    EMBED_BATCH_SIZE: integer(1, 4096).default(32),
+    EMBED_QUERY_PREFIX: z.string().default(''),
+    EMBED_PASSAGE_PREFIX: z.string().default(''),
+    EMBED_TIMEOUT_MS: integer(1, 600_000).default(30_000),
+    RERANK_URL: optionalUrl,
+    RERANK_MODEL: optionalText,
+    RERANK_API_KEY: optionalText,
+    RERANK_CANDIDATES: integer(1, 1000).default(50),
+    RERANK_TIMEOUT_MS: integer(1, 600_000).default(120_000),
+    GATEWAY_URL: optionalUrl,
+    GATEWAY_API_KEY: optionalText,
+    GATEWAY_MODEL: z.string().min(1).default('qwen3-4b-cpu'),
+    GATEWAY_TIMEOUT_MS: integer(1, 3_600_000).default(300_000),
+    TOP_K: integer(1, 50).default(5),
+    RAG_MIN_SCORE: z.coerce.number().min(0).optional(),
+    CHUNK_SIZE: integer(100, 100_000).default(1200),
+    CHUNK_OVERLAP: integer(0, 100_000).default(200),
+    GCS_BUCKET: optionalText,
+    GCS_PREFIX: z.string().default(''),
+    DOCLING_URL: optionalUrl,
+    DOCLING_API_KEY: optionalText,
+    INGEST_CONCURRENCY: integer(1, 64).default(4),
+  })
+  .refine((config) => config.CHUNK_OVERLAP < config.CHUNK_SIZE, {
+    message: 'CHUNK_OVERLAP must be smaller than CHUNK_SIZE',
+    path: ['CHUNK_OVERLAP'],
+  });
+
+export type RawConfig = z.infer<typeof configSchema>;
+
+export interface Config extends RawConfig {
+  /** The collection name, whichever store is used (QDRANT_COLLECTION wins, then RAG_COLLECTION). */
+  collection: string;
+}
+
+export const DEFAULT_COLLECTION = 'docs-v2';
+
+/** Parses the environment; a bad value throws RAG_CONFIG_INVALID naming the variable and the expected form. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new RagError('RAG_CONFIG_INVALID', problems.join('; '));
+  }
+  const raw = parsed.data;
+  return { ...raw, collection: raw.QDRANT_COLLECTION ?? raw.RAG_COLLECTION ?? DEFAULT_COLLECTION };
+}

@@ -1,0 +1,10 @@
+import type { Converter } from './converter.ts';
+
+/** Markdown needs no conversion; it is decoded as UTF-8 with no newline translation, like the seed. */
+export class MarkdownPassthrough implements Converter {
+  readonly extensions = ['md', 'markdown'] as const;
+
+  async toMarkdown(bytes: Buffer): Promise<string> {
+    return bytes.toString('utf8');
+  }
+}

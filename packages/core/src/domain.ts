@@ -1,0 +1,51 @@
+/** The data that flows through both paths: ingestion writes IndexedChunks, retrieval reads SearchHits. */
+
+export interface SparseVector {
+  indices: number[];
+  values: number[];
+}
+
+/** One piece of a document, as the chunker makes it. `text` already carries the `<source> > <headings>` prefix. */
+export interface Chunk {
+  id: string;
+  source: string;
+  headingPath: string;
+  chunkIndex: number;
+  text: string;
+}
+
+/** What identifies a version of a document, to skip unchanged ones on the next run. */
+export interface DocumentVersion {
+  contentHash: string;
+  sourceVersion?: string | undefined;
+}
+
+export interface IndexedChunk extends Chunk, DocumentVersion {
+  dense?: number[] | undefined;
+  sparse: SparseVector;
+  ingestedAt: string;
+}
+
+/** What the store knows of one indexed document. */
+export interface IndexedDocument extends DocumentVersion {
+  source: string;
+  chunkIds: string[];
+}
+
+export interface SearchHit {
+  id: string;
+  source: string;
+  headingPath: string;
+  chunkIndex: number;
+  text: string;
+  /** Final score: the rerank score when a reranker ran, otherwise the fusion score. */
+  score: number;
+  /** Reciprocal Rank Fusion score, kept when a reranker replaced `score`. */
+  fusionScore: number;
+}
+
+/** The embedding model a collection was built with; a collection refuses any other. */
+export interface EmbeddingModelLock {
+  model: string;
+  dimension: number;
+}

@@ -1,0 +1,116 @@
+/**
+ * Embedder backed by Hugging Face Text Embeddings Inference, through its OpenAI-compatible route.
+ * API: https://huggingface.github.io/text-embeddings-inference/ (POST /v1/embeddings)
+ * Request `{input: string[], model}`, answer `{object: "list", data: [{object, embedding, index}], model, usage}`.
+ * Errors on this route are `{message, code, type}` (TEI's OpenAICompatErrorResponse); a batch over
+ * --max-client-batch-size is "batch size N > maximum allowed batch size M", 413 in current TEI, 422 in
+ * the releases the seed ran.
+ */
+import type { EmbeddingModelLock } from '../domain.ts';
+import { RagError } from '../errors.ts';
+import { bearer, callJson, describeEndpoint, endpoint, type HttpStatusError } from '../http/remote-call.ts';
+import type { Embedder } from './embedder.ts';
+
+export interface TeiEmbedderOptions {
+  url: string;
+  apiKey?: string | undefined;
+  model: string;
+  /** Texts per request; TEI refuses more than its --max-client-batch-size (default 32). */
+  batchSize?: number | undefined;
+  timeoutMs?: number | undefined;
+  /** Prepended to queries and passages for models trained with prefixes (e5: "query: ", "passage: "). */
+  queryPrefix?: string | undefined;
+  passagePrefix?: string | undefined;
+  retries?: number | undefined;
+  /** First retry backoff; tests shorten it. */
+  minBackoffMs?: number | undefined;
+}
+
+interface OpenAiEmbeddingResponse {
+  data?: Array<{ embedding?: unknown; index?: unknown }>;
+}
+
+const DIMENSION_PROBE = 'dimension probe';
+
+export class TeiEmbedder implements Embedder {
+  readonly modelId: string;
+  private readonly batchSize: number;
+  private dimension: Promise<number> | undefined;
+
+  constructor(private readonly options: TeiEmbedderOptions) {
+    this.modelId = options.model;
+    this.batchSize = options.batchSize ?? 32;
+  }
+
+  /** Embeds one short string the first time to learn the dimension; later calls reuse it. */
+  async describe(signal?: AbortSignal): Promise<EmbeddingModelLock> {
+    this.dimension ??= this.embedBatch([DIMENSION_PROBE], signal).then(([vector]) => vector?.length ?? 0);
+    try {
+      return { model: this.modelId, dimension: await this.dimension };
+    } catch (error) {
+      this.dimension = undefined; // a failed probe must not be cached
+      throw error;
+    }
+  }
+
+  async embedDocuments(texts: string[], signal?: AbortSignal): Promise<number[][]> {
+    const prefixed = texts.map((text) => `${this.options.passagePrefix ?? ''}${text}`);
+    const vectors: number[][] = [];
+    for (let start = 0; start < prefixed.length; start += this.batchSize) {
+      vectors.push(...(await this.embedBatch(prefixed.slice(start, start + this.batchSize), signal)));
+    }
+    return vectors;
+  }
+
+  async embedQuery(text: string, signal?: AbortSignal): Promise<number[]> {
+    const [vector] = await this.embedBatch([`${this.options.queryPrefix ?? ''}${text}`], signal);
+    if (!vector) throw this.badAnswer('no embedding for the query');
+    return vector;
+  }
+
+  private async embedBatch(input: string[], signal?: AbortSignal): Promise<number[][]> {
+    const response = await callJson<OpenAiEmbeddingResponse>({
+      dependency: 'embed',
+      url: endpoint(this.options.url, '/v1/embeddings'),
+      headers: bearer(this.options.apiKey),
+      body: { input, model: this.options.model },
+      timeoutMs: this.options.timeoutMs ?? 30_000,
+      retries: this.options.retries,
+      minBackoffMs: this.options.minBackoffMs,
+      signal,
+      classifyStatus: (failure) => this.batchTooLarge(failure, input.length),
+    });
+    return this.vectorsInInputOrder(response, input.length);
+  }
+
+  /** The answer's `index` gives each vector's input position; OpenAI does not promise order. */
+  private vectorsInInputOrder(response: OpenAiEmbeddingResponse, expected: number): number[][] {
+    const data = Array.isArray(response.data) ? response.data : [];
+    const vectors = new Array<number[] | undefined>(expected);
+    for (const item of data) {
+      if (typeof item.index === 'number' && isVector(item.embedding)) vectors[item.index] = item.embedding;
+    }
+    if (data.length !== expected || vectors.some((vector) => vector === undefined)) {
+      throw this.badAnswer(`${data.length} embeddings for ${expected} inputs`);
+    }
+    return vectors as number[][];
+  }
+
+  private batchTooLarge(failure: HttpStatusError, sent: number): RagError | undefined {
+    if ((failure.status !== 413 && failure.status !== 422) || !/batch size/i.test(failure.serverMessage)) return undefined;
+    return new RagError(
+      'RAG_EMBED_BATCH_TOO_LARGE',
+      `(${describeEndpoint(this.options.url)} refused ${sent} texts: "${failure.serverMessage}". EMBED_BATCH_SIZE is ${this.batchSize}; ` +
+        `set it to at most the server's --max-client-batch-size.)`,
+      { cause: failure },
+    );
+  }
+
+  private badAnswer(what: string): RagError {
+    return new RagError('RAG_EMBED_UNAVAILABLE', `(${describeEndpoint(this.options.url)} answered ${what})`);
+  }
+}
+
+function isVector(value: unknown): value is number[] {
+  return Array.isArray(value) && value.every((x) => typeof x === 'number');
+}

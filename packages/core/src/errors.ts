@@ -1,0 +1,63 @@
+/**
+ * The one registry of error codes. Each code has one meaning, one HTTP status and a
+ * message that tells the user what to do. docs/errors.md lists them for operators.
+ */
+export const errorCatalog = {
+  RAG_INVALID_JSON: { status: 400, message: 'The request body is not valid JSON.' },
+  RAG_EMPTY_BODY: { status: 400, message: 'The request body is empty: send a JSON object such as {"query": "..."}.' },
+  RAG_UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the request body as application/json.' },
+  RAG_INVALID_QUERY: { status: 400, message: '"query" must be a non-empty string of at most 2000 characters.' },
+  RAG_INVALID_K: { status: 400, message: '"k" must be an integer between 1 and 50.' },
+  RAG_INVALID_REQUEST: { status: 400, message: 'The request does not match the expected shape.' },
+  RAG_NOT_FOUND: { status: 404, message: 'No such route. Routes: POST /search, POST /chat, GET /healthz, GET /readyz, GET /metrics.' },
+  RAG_METHOD_NOT_ALLOWED: { status: 405, message: 'This route does not accept that method.' },
+  RAG_PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  RAG_CONFIG_INVALID: { status: 500, message: 'The configuration is invalid.' },
+  RAG_MODEL_MISMATCH: {
+    status: 409,
+    message:
+      'The collection was built with another embedding model. Re-index into a new collection (set QDRANT_COLLECTION or RAG_COLLECTION, e.g. docs-v3) or configure the model the collection records.',
+  },
+  RAG_STORE_NOT_READY: { status: 503, message: 'The index is not open yet. Run `pnpm ingest` first, or wait for the store to start.' },
+  RAG_STORE_UNAVAILABLE: { status: 503, message: 'The vector store is unreachable or failing. Check QDRANT_URL and the Qdrant service.' },
+  RAG_STORE_TIMEOUT: { status: 504, message: 'The vector store did not answer in time.' },
+  RAG_EMBED_UNAVAILABLE: { status: 503, message: 'The embedding server is unreachable or failing. Check EMBED_URL and the TEI service.' },
+  RAG_EMBED_TIMEOUT: { status: 504, message: 'The embedding server did not answer in time (EMBED_TIMEOUT_MS).' },
+  RAG_EMBED_BATCH_TOO_LARGE: {
+    status: 500,
+    message: "The embedding server refused the batch size. Lower EMBED_BATCH_SIZE or raise TEI's --max-client-batch-size.",
+  },
+  RAG_RERANK_UNAVAILABLE: { status: 503, message: 'The reranker is unreachable or failing. Check RERANK_URL and the TEI reranker.' },
+  RAG_RERANK_TIMEOUT: { status: 504, message: 'The reranker did not answer in time (RERANK_TIMEOUT_MS).' },
+  RAG_GATEWAY_UNAVAILABLE: { status: 503, message: 'The LLM gateway is unreachable or failing. Check GATEWAY_URL and the gateway.' },
+  RAG_GATEWAY_TIMEOUT: { status: 504, message: 'The LLM gateway did not answer in time (GATEWAY_TIMEOUT_MS).' },
+  RAG_CONVERTER_UNAVAILABLE: { status: 503, message: 'The document converter is unreachable or failing. Check DOCLING_URL.' },
+  RAG_SOURCE_UNAVAILABLE: { status: 503, message: 'The document source cannot be read. Check the path or bucket and its credentials.' },
+  RAG_DOCUMENT_UNREADABLE: { status: 422, message: 'The document could not be converted to text.' },
+  RAG_CLIENT_CLOSED: { status: 499, message: 'The client closed the request.' },
+  RAG_INTERNAL: { status: 500, message: 'Internal error. The server log has the details.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+export class RagError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+
+  constructor(code: ErrorCode, detail?: string, options?: { cause?: unknown }) {
+    const base = errorCatalog[code].message;
+    super(detail ? `${base} ${detail}` : base, options);
+    this.name = 'RagError';
+    this.code = code;
+    this.status = errorCatalog[code].status;
+  }
+}
+
+export function isRagError(error: unknown): error is RagError {
+  return error instanceof RagError;
+}
+
+/** Wraps anything that is not already a RagError as RAG_INTERNAL, keeping it as the cause for logs. */
+export function toRagError(error: unknown): RagError {
+  return isRagError(error) ? error : new RagError('RAG_INTERNAL', undefined, { cause: error });
+}

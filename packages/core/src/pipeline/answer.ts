@@ -1,0 +1,108 @@
+import type { ChatModel, TokenUsage } from '../chat/chat-model.ts';
+import { resolveCitations, toCitation, type Citation } from '../chat/citations.ts';
+import { extractiveAnswer, NOT_COVERED_ANSWER } from '../chat/extractive.ts';
+import { buildChatMessages } from '../chat/prompt.ts';
+import { queryCoverage } from '../chat/query-coverage.ts';
+import type { SearchHit } from '../domain.ts';
+import { timed, type Telemetry } from '../telemetry.ts';
+import type { Retriever } from './retrieve.ts';
+
+export type AnswerMode = 'llm' | 'extractive';
+
+export interface ChatAnswer {
+  answer: string;
+  citations: Citation[];
+  mode: AnswerMode;
+  usage?: TokenUsage | undefined;
+  unknownCitations: string[];
+}
+
+export type AnswerStreamEvent =
+  | { type: 'citations'; citations: Citation[] }
+  | { type: 'token'; text: string }
+  | { type: 'done'; answer: ChatAnswer };
+
+export interface AnswererOptions {
+  retriever: Retriever;
+  chatModel?: ChatModel | undefined;
+  /** RAG_MIN_SCORE: below it the documents are taken not to cover the question. */
+  minScore?: number | undefined;
+  telemetry: Telemetry;
+}
+
+/** Without RAG_MIN_SCORE, the best passage must contain at least this share of the question's terms. */
+export const MIN_QUERY_COVERAGE = 0.5;
+
+/** /chat: retrieve, then answer from the passages — with the gateway's model, or extractively. */
+export class Answerer {
+  constructor(private readonly options: AnswererOptions) {}
+
+  get mode(): AnswerMode {
+    return this.options.chatModel ? 'llm' : 'extractive';
+  }
+
+  async answer(question: string, k: number, signal?: AbortSignal): Promise<ChatAnswer> {
+    const passages = await this.relevantPassages(question, k, signal);
+    if (passages.length === 0) return this.notCovered();
+    const chatModel = this.options.chatModel;
+    if (!chatModel) return this.extractive(question, passages);
+    const completion = await timed(
+      () => chatModel.complete(buildChatMessages(question, passages), signal),
+      (seconds) => this.recordGateway(chatModel, seconds),
+    );
+    return this.fromModel(completion.content, passages, completion.usage);
+  }
+
+  async *stream(question: string, k: number, signal?: AbortSignal): AsyncIterable<AnswerStreamEvent> {
+    const passages = await this.relevantPassages(question, k, signal);
+    const chatModel = this.options.chatModel;
+    if (passages.length === 0 || !chatModel) {
+      const answer = passages.length === 0 ? this.notCovered() : this.extractive(question, passages);
+      yield { type: 'citations', citations: answer.citations };
+      yield { type: 'token', text: answer.answer };
+      yield { type: 'done', answer };
+      return;
+    }
+    yield { type: 'citations', citations: passages.map(toCitation) };
+    const started = performance.now();
+    let text = '';
+    let usage: TokenUsage | undefined;
+    for await (const event of chatModel.stream(buildChatMessages(question, passages), signal)) {
+      if (event.type === 'token') {
+        text += event.text;
+        yield event;
+      } else usage = event.usage;
+    }
+    this.recordGateway(chatModel, (performance.now() - started) / 1000);
+    yield { type: 'done', answer: this.fromModel(text, passages, usage) };
+  }
+
+  /** The retrieved passages, or none when the best one is not relevant enough to answer from. */
+  private async relevantPassages(question: string, k: number, signal?: AbortSignal): Promise<SearchHit[]> {
+    const hits = await this.options.retriever.search(question, k, signal);
+    const best = hits[0];
+    if (!best) return [];
+    const { minScore } = this.options;
+    const covered = minScore === undefined ? queryCoverage(question, best.text) >= MIN_QUERY_COVERAGE : best.score >= minScore;
+    return covered ? hits : [];
+  }
+
+  private fromModel(answer: string, passages: SearchHit[], usage: TokenUsage | undefined): ChatAnswer {
+    if (usage) this.options.telemetry.recordTokens(this.options.chatModel!.modelId, usage.promptTokens, usage.completionTokens);
+    return { answer, mode: 'llm', usage, ...resolveCitations(answer, passages) };
+  }
+
+  private extractive(question: string, passages: SearchHit[]): ChatAnswer {
+    const answer = extractiveAnswer(question, passages);
+    return { answer, mode: 'extractive', ...resolveCitations(answer, passages) };
+  }
+
+  private notCovered(): ChatAnswer {
+    return { answer: NOT_COVERED_ANSWER, citations: [], mode: this.mode, unknownCitations: [] };
+  }
+
+  private recordGateway(chatModel: ChatModel, seconds: number): void {
+    this.options.telemetry.recordStage('gateway', seconds);
+    this.options.telemetry.recordModelCall('chat', 'openai', chatModel.modelId, seconds);
+  }
+}

@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto';
+import type { Chunk, DocumentVersion, IndexedChunk } from '../domain.ts';
+import type { Embedder } from '../embedders/embedder.ts';
+import { encodeDocument } from '../sparse/bm25-encoder.ts';
+
+export interface ChunkOptions {
+  chunkSize: number;
+  chunkOverlap: number;
+}
+
+export function contentHashOf(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Adds dense (when an embedder is configured) and BM25 sparse vectors to a document's chunks. */
+export async function vectorizeChunks(
+  chunks: Chunk[],
+  version: DocumentVersion,
+  embedder: Embedder | undefined,
+  batchSize: number,
+  onEmbedCall: () => void,
+  signal?: AbortSignal,
+): Promise<IndexedChunk[]> {
+  const dense = embedder ? await embedInBatches(embedder, chunks.map((chunk) => chunk.text), batchSize, onEmbedCall, signal) : [];
+  const ingestedAt = new Date().toISOString();
+  return chunks.map((chunk, position) => ({
+    ...chunk,
+    ...version,
+    dense: dense[position],
+    sparse: encodeDocument(chunk.text),
+    ingestedAt,
+  }));
+}
+
+async function embedInBatches(
+  embedder: Embedder,
+  texts: string[],
+  batchSize: number,
+  onEmbedCall: () => void,
+  signal?: AbortSignal,
+): Promise<number[][]> {
+  const vectors: number[][] = [];
+  for (let start = 0; start < texts.length; start += batchSize) {
+    onEmbedCall();
+    vectors.push(...(await embedder.embedDocuments(texts.slice(start, start + batchSize), signal)));
+  }
+  return vectors;
+}

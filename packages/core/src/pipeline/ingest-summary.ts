@@ -1,0 +1,28 @@
+export interface IngestFailure {
+  uri: string;
+  reason: string;
+}
+
+/** What an ingest run did; `toLine()` is the job's last line, which operators grep for. */
+export class IngestSummary {
+  files = 0;
+  chunks = 0;
+  upserts = 0;
+  deletes = 0;
+  unchanged = 0;
+  unsupported = 0;
+  embedCalls = 0;
+  readonly failures: IngestFailure[] = [];
+
+  get skipped(): number {
+    return this.unchanged + this.unsupported;
+  }
+
+  get errors(): number {
+    return this.failures.length;
+  }
+
+  toLine(): string {
+    return `done: ${this.files} files, ${this.chunks} chunks, ${this.upserts} upserts, ${this.deletes} deletes, ${this.skipped} skipped, ${this.errors} errors`;
+  }
+}

@@ -1,0 +1,11 @@
+export interface RerankScore {
+  /** Position of the text in the list given to `rerank`. */
+  index: number;
+  score: number;
+}
+
+/** Scores (query, passage) pairs jointly; returns one score per text, best first. */
+export interface Reranker {
+  readonly modelId: string;
+  rerank(query: string, texts: string[], signal?: AbortSignal): Promise<RerankScore[]>;
+}

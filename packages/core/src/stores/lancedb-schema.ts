@@ -1,0 +1,68 @@
+import { Field, FixedSizeList, Float32, Int32, List, Schema, Uint32, Utf8 } from 'apache-arrow';
+import type { IndexedChunk } from '../domain.ts';
+
+/** Column layout of an embedded collection; payload names follow the seed's Qdrant payload. */
+export function chunkTableSchema(dimension: number | null): Schema {
+  const fields: Field[] = [
+    new Field('id', new Utf8(), false),
+    new Field('source', new Utf8(), false),
+    new Field('heading_path', new Utf8(), false),
+    new Field('chunk_index', new Int32(), false),
+    new Field('text', new Utf8(), false),
+    new Field('ingested_at', new Utf8(), false),
+    new Field('content_hash', new Utf8(), false),
+    new Field('source_version', new Utf8(), true),
+    new Field('sparse_indices', new List(new Field('item', new Uint32(), true)), false),
+    // Qdrant stores sparse values as float32; so do we, so that both modes score alike.
+    new Field('sparse_values', new List(new Field('item', new Float32(), true)), false),
+  ];
+  if (dimension !== null) {
+    fields.push(new Field('dense', new FixedSizeList(dimension, new Field('item', new Float32(), true)), false));
+  }
+  return new Schema(fields);
+}
+
+/** One table row; an index signature because LanceDB takes rows as plain records. */
+export interface ChunkRow extends Record<string, unknown> {
+  id: string;
+  source: string;
+  heading_path: string;
+  chunk_index: number;
+  text: string;
+  ingested_at: string;
+  content_hash: string;
+  source_version: string | null;
+  sparse_indices: number[];
+  sparse_values: number[];
+  dense?: number[];
+}
+
+export function toChunkRow(chunk: IndexedChunk, withDense: boolean): ChunkRow {
+  const row: ChunkRow = {
+    id: chunk.id,
+    source: chunk.source,
+    heading_path: chunk.headingPath,
+    chunk_index: chunk.chunkIndex,
+    text: chunk.text,
+    ingested_at: chunk.ingestedAt,
+    content_hash: chunk.contentHash,
+    source_version: chunk.sourceVersion ?? null,
+    sparse_indices: chunk.sparse.indices,
+    sparse_values: chunk.sparse.values,
+  };
+  if (withDense) row.dense = chunk.dense ?? [];
+  return row;
+}
+
+/** Every column but the dense vector: what the store keeps in memory. */
+export const PAYLOAD_COLUMNS = [
+  'id',
+  'source',
+  'heading_path',
+  'chunk_index',
+  'text',
+  'content_hash',
+  'source_version',
+  'sparse_indices',
+  'sparse_values',
+];

@@ -1,0 +1,214 @@
+import { join } from 'node:path';
+import { connect, type Connection, type Table } from '@lancedb/lancedb';
+import type { EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit } from '../domain.ts';
+import { RagError } from '../errors.ts';
+import { reciprocalRankFusion } from '../fusion/rrf.ts';
+import { SparseIndex } from '../sparse/sparse-index.ts';
+import { chunkTableSchema, PAYLOAD_COLUMNS, toChunkRow } from './lancedb-schema.ts';
+import { describeRecorded, readRecordedModel, writeRecordedModel, type RecordedModel } from './model-lock-file.ts';
+import type { HybridQuery, VectorStore } from './vector-store.ts';
+
+interface ChunkPayload {
+  source: string;
+  headingPath: string;
+  chunkIndex: number;
+  text: string;
+  contentHash: string;
+  sourceVersion: string | undefined;
+}
+
+/**
+ * The embedded store: a LanceDB table on disk holds every chunk with its dense and sparse vectors.
+ * Dense search runs in LanceDB (cosine); the sparse leg is scored in memory from the stored BM25
+ * vectors exactly as Qdrant's IDF modifier does, and both legs are fused with Qdrant's RRF, so a
+ * query ranks the same here as against the production Qdrant collection.
+ */
+export class LanceDbStore implements VectorStore {
+  readonly name = 'lancedb';
+  private connection: Connection | undefined;
+  private table: Table | undefined;
+  private recorded: RecordedModel | undefined;
+  private loadedVersion = -1;
+  private sparseIndex = new SparseIndex();
+  private payloads = new Map<string, ChunkPayload>();
+
+  constructor(private readonly options: { dataDir: string; collection: string }) {}
+
+  private get modelFile(): string {
+    return join(this.options.dataDir, 'lancedb', `${this.options.collection}.model.json`);
+  }
+
+  async open(lock: EmbeddingModelLock | null): Promise<void> {
+    this.connection = await connect(join(this.options.dataDir, 'lancedb'), { readConsistencyInterval: 0 });
+    const recorded = await readRecordedModel(this.modelFile);
+    const exists = (await this.connection.tableNames()).includes(this.options.collection);
+    if (recorded && exists) {
+      this.assertSameModel(recorded, lock);
+      this.recorded = recorded;
+      this.table = await this.connection.openTable(this.options.collection);
+    } else {
+      this.table = await this.connection.createEmptyTable(this.options.collection, chunkTableSchema(lock?.dimension ?? null), {
+        mode: 'overwrite',
+      });
+      await writeRecordedModel(this.modelFile, lock);
+      this.recorded = { model: lock?.model ?? null, dimension: lock?.dimension ?? null };
+    }
+    await this.refresh();
+  }
+
+  async upsert(chunks: IndexedChunk[]): Promise<void> {
+    if (chunks.length === 0) return;
+    const withDense = this.recorded?.model != null;
+    if (withDense && chunks.some((chunk) => chunk.dense === undefined)) {
+      throw new RagError('RAG_MODEL_MISMATCH', `This collection holds dense vectors of ${describeRecorded(this.recorded!)}; configure that embedder to write to it.`);
+    }
+    const rows = chunks.map((chunk) => toChunkRow(chunk, withDense));
+    await this.afterOwnWrite(async (table) => {
+      await table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows);
+      for (const chunk of chunks) this.remember(chunk);
+    });
+  }
+
+  async deleteByIds(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.afterOwnWrite(async (table) => {
+      await table.delete(`id IN (${ids.map(sqlString).join(', ')})`);
+      for (const id of ids) this.forget(id);
+    });
+  }
+
+  async deleteBySource(source: string): Promise<void> {
+    await this.afterOwnWrite(async (table) => {
+      await table.delete(`source = ${sqlString(source)}`);
+      for (const [id, payload] of this.payloads) if (payload.source === source) this.forget(id);
+    });
+  }
+
+  async listDocuments(): Promise<IndexedDocument[]> {
+    await this.refresh();
+    const documents = new Map<string, IndexedDocument>();
+    for (const [id, payload] of this.payloads) {
+      const document = documents.get(payload.source) ?? {
+        source: payload.source,
+        contentHash: payload.contentHash,
+        sourceVersion: payload.sourceVersion,
+        chunkIds: [],
+      };
+      document.chunkIds.push(id);
+      documents.set(payload.source, document);
+    }
+    return [...documents.values()];
+  }
+
+  async search(query: HybridQuery): Promise<SearchHit[]> {
+    await this.refresh();
+    const candidates = Math.max(query.prefetchLimit, query.limit);
+    const sparseRanking = this.sparseIndex.search(query.sparse, candidates);
+    if (!query.dense || this.recorded?.model == null) {
+      // Like a sparse-only Qdrant query: the score is the IDF-weighted BM25 score itself.
+      return sparseRanking.slice(0, query.limit).map(({ id, score }) => this.toHit(id, score));
+    }
+    const denseIds = await this.denseSearch(query.dense, candidates);
+    const fused = reciprocalRankFusion([denseIds, sparseRanking.map(({ id }) => id)]);
+    return fused.slice(0, query.limit).map(({ id, score }) => this.toHit(id, score));
+  }
+
+  async count(): Promise<number> {
+    return this.requireTable().countRows();
+  }
+
+  async checkReady(): Promise<void> {
+    this.requireTable();
+  }
+
+  async close(): Promise<void> {
+    this.table?.close();
+    this.connection?.close();
+    this.table = undefined;
+  }
+
+  private async denseSearch(vector: number[], limit: number): Promise<string[]> {
+    const rows = await this.requireTable().vectorSearch(vector).column('dense').distanceType('cosine').select(['id']).limit(limit).toArray();
+    return rows.map((row: { id: string }) => row.id);
+  }
+
+  private toHit(id: string, score: number): SearchHit {
+    const payload = this.payloads.get(id);
+    if (!payload) throw new RagError('RAG_INTERNAL', `chunk ${id} is indexed but has no payload`);
+    const { source, headingPath, chunkIndex, text } = payload;
+    return { id, source, headingPath, chunkIndex, text, score, fusionScore: score };
+  }
+
+  /**
+   * Applies this process's own write to the in-memory view without re-reading the table; a write
+   * by another process in between is noticed by the version check and triggers a full reload.
+   */
+  private async afterOwnWrite(write: (table: Table) => Promise<void>): Promise<void> {
+    const table = this.requireTable();
+    const before = await table.version();
+    const upToDate = before === this.loadedVersion;
+    await write(table);
+    if (upToDate) this.loadedVersion = await table.version();
+    else await this.refresh();
+  }
+
+  private remember(chunk: IndexedChunk): void {
+    this.sparseIndex.upsert(chunk.id, { indices: chunk.sparse.indices, values: chunk.sparse.values.map(Math.fround) });
+    this.payloads.set(chunk.id, {
+      source: chunk.source,
+      headingPath: chunk.headingPath,
+      chunkIndex: chunk.chunkIndex,
+      text: chunk.text,
+      contentHash: chunk.contentHash,
+      sourceVersion: chunk.sourceVersion,
+    });
+  }
+
+  private forget(id: string): void {
+    this.sparseIndex.delete(id);
+    this.payloads.delete(id);
+  }
+
+  /** Reloads the in-memory sparse index when another process (an ingest run) changed the table. */
+  private async refresh(): Promise<void> {
+    const table = this.requireTable();
+    const version = await table.version();
+    if (version === this.loadedVersion) return;
+    const rows = await table.query().select(PAYLOAD_COLUMNS).toArray();
+    const sparseIndex = new SparseIndex();
+    const payloads = new Map<string, ChunkPayload>();
+    for (const row of rows) {
+      sparseIndex.upsert(row.id, { indices: Array.from(row.sparse_indices), values: Array.from(row.sparse_values) });
+      payloads.set(row.id, {
+        source: row.source,
+        headingPath: row.heading_path,
+        chunkIndex: row.chunk_index,
+        text: row.text,
+        contentHash: row.content_hash,
+        sourceVersion: row.source_version ?? undefined,
+      });
+    }
+    this.sparseIndex = sparseIndex;
+    this.payloads = payloads;
+    this.loadedVersion = version;
+  }
+
+  private assertSameModel(recorded: RecordedModel, lock: EmbeddingModelLock | null): void {
+    // A collection with dense vectors still answers sparse-only queries (no embedder configured).
+    if (lock === null) return;
+    if (recorded.model === lock.model && recorded.dimension === lock.dimension) return;
+    throw new RagError(
+      'RAG_MODEL_MISMATCH',
+      `Collection "${this.options.collection}" was built with ${describeRecorded(recorded)}; the configured embedder is ${lock.model} (${lock.dimension} dimensions).`,
+    );
+  }
+
+  private requireTable(): Table {
+    if (!this.table) throw new RagError('RAG_STORE_NOT_READY');
+    return this.table;
+  }
+}
+
+function sqlString(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}

@@ -1,0 +1,339 @@
+/**
+ * VectorStore on Qdrant, through @qdrant/js-client-rest. One collection holds a named dense vector
+ * `dense` (cosine) and a sparse vector `bm25` whose IDF Qdrant applies server-side; a hybrid search is
+ * one Query API call with two prefetches fused by RRF on the server.
+ * API: https://api.qdrant.tech/api-reference/search/query-points
+ * Hybrid queries: https://qdrant.tech/documentation/concepts/hybrid-queries/
+ *
+ * The embedding model lock lives in the collection's own `metadata` (Qdrant ≥ 1.16,
+ * https://qdrant.tech/documentation/concepts/collections/#collection-metadata): it is read by the
+ * same GET /collections/{c} that open() needs anyway, and unlike a reserved point it never shows up
+ * in searches, counts or scrolls. The dense vector's size is checked too, so a collection made by
+ * other tools (no metadata) is still refused when its dimension differs.
+ */
+import { QdrantClient, QdrantClientResourceExhaustedError, QdrantClientTimeoutError, QdrantClientUnexpectedResponseError } from '@qdrant/js-client-rest';
+import type { EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit, SparseVector } from '../domain.ts';
+import { RagError } from '../errors.ts';
+import {
+  classifyFailure,
+  describeEndpoint,
+  HttpStatusError,
+  InvalidResponseError,
+  isRetryableFailure,
+  retryAfterMs,
+  timeoutError,
+  withRetries,
+} from '../http/remote-call.ts';
+import type { HybridQuery, VectorStore } from './vector-store.ts';
+
+export interface QdrantStoreOptions {
+  url: string;
+  apiKey?: string | undefined;
+  collection?: string | undefined;
+  /** Per request; the client aborts a request that takes longer. */
+  timeoutMs?: number | undefined;
+  upsertBatchSize?: number | undefined;
+  retries?: number | undefined;
+  /** First retry backoff; tests shorten it. */
+  minBackoffMs?: number | undefined;
+}
+
+/** What each point carries: the seed's payload names plus the two fields incremental sync needs. */
+interface ChunkPayload {
+  source: string;
+  heading_path: string;
+  chunk_index: number;
+  text: string;
+  ingested_at: string;
+  content_hash: string;
+  source_version: string | null;
+}
+
+interface ScoredPoint {
+  id: string | number;
+  score: number;
+  payload?: Record<string, unknown> | null;
+}
+
+const DENSE = 'dense';
+const SPARSE = 'bm25';
+/** Keys of the model lock in the collection metadata. */
+const MODEL_KEY = 'embedding_model';
+const DIMENSION_KEY = 'embedding_dimension';
+const SCROLL_PAGE = 512;
+/** Floor for each leg's candidates, so RRF has enough to fuse even for a small `limit`. */
+const MIN_PREFETCH = 20;
+/** Marks a document whose chunks disagree on the version (an interrupted sync): never equal to a real hash. */
+const MIXED_VERSIONS = '';
+
+export class QdrantStore implements VectorStore {
+  readonly name = 'qdrant';
+  readonly collection: string;
+  private readonly client: QdrantClient;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: QdrantStoreOptions) {
+    this.collection = options.collection ?? 'docs-v2';
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    // checkCompatibility would fire a GET / from the constructor and print a warning when Qdrant is
+    // down; readiness is checkReady's job.
+    this.client = new QdrantClient({ url: options.url, apiKey: options.apiKey, timeout: this.timeoutMs, checkCompatibility: false });
+  }
+
+  async open(lock: EmbeddingModelLock | null): Promise<void> {
+    const existing = await this.collectionInfo();
+    if (existing) return this.assertSameModel(existing, lock);
+    if (await this.createCollection(lock)) return;
+    // Another replica created it between our GET and PUT: check what it recorded.
+    const created = await this.collectionInfo();
+    if (created) this.assertSameModel(created, lock);
+  }
+
+  async upsert(chunks: IndexedChunk[]): Promise<void> {
+    const batchSize = this.options.upsertBatchSize ?? 64;
+    for (let start = 0; start < chunks.length; start += batchSize) {
+      const points = chunks.slice(start, start + batchSize).map(toPoint);
+      await this.run(() => this.client.upsert(this.collection, { wait: true, points }));
+    }
+  }
+
+  async deleteByIds(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.run(() => this.client.delete(this.collection, { wait: true, points: ids }));
+  }
+
+  async deleteBySource(source: string): Promise<void> {
+    await this.run(() => this.client.delete(this.collection, { wait: true, filter: sourceFilter(source) }));
+  }
+
+  async listDocuments(): Promise<IndexedDocument[]> {
+    const documents = new Map<string, IndexedDocument>();
+    let offset: string | number | undefined;
+    do {
+      const page = await this.run(() =>
+        this.client.scroll(this.collection, {
+          limit: SCROLL_PAGE,
+          offset,
+          with_payload: ['source', 'content_hash', 'source_version'],
+          with_vector: false,
+        }),
+      );
+      for (const point of page.points) addToDocuments(documents, String(point.id), point.payload ?? {});
+      offset = pageOffset(page.next_page_offset);
+    } while (offset !== undefined);
+    return [...documents.values()];
+  }
+
+  async search(query: HybridQuery, signal?: AbortSignal): Promise<SearchHit[]> {
+    const request = searchRequest(query);
+    if (!request) return [];
+    const result = await this.run(() => this.client.query(this.collection, request), signal);
+    return (result.points as ScoredPoint[]).map(toSearchHit);
+  }
+
+  async count(): Promise<number> {
+    const result = await this.run(() => this.client.count(this.collection, { exact: true }));
+    return result.count;
+  }
+
+  async checkReady(signal?: AbortSignal): Promise<void> {
+    const info = await this.collectionInfo(signal);
+    if (!info) {
+      throw new RagError('RAG_STORE_NOT_READY', `(collection "${this.collection}" does not exist at ${describeEndpoint(this.options.url)})`);
+    }
+  }
+
+  async close(): Promise<void> {
+    // The client holds no resources we can release: its keep-alive sockets close when idle.
+  }
+
+  /** The collection's description, or null when it does not exist (404). */
+  private async collectionInfo(signal?: AbortSignal): Promise<unknown> {
+    try {
+      return await this.run(() => this.client.getCollection(this.collection), signal);
+    } catch (error) {
+      if (isStatus(error, 404)) return null;
+      throw error;
+    }
+  }
+
+  /** Creates the collection and its `source` index; false when it already existed (409). */
+  private async createCollection(lock: EmbeddingModelLock | null): Promise<boolean> {
+    try {
+      // The low-level API: the client's createCollection() drops the `metadata` field.
+      await this.run(() =>
+        this.client.api().createCollection({
+          collection_name: this.collection,
+          ...(lock ? { vectors: { [DENSE]: { size: lock.dimension, distance: 'Cosine' } } } : {}),
+          sparse_vectors: { [SPARSE]: { modifier: 'idf' } },
+          metadata: { [MODEL_KEY]: lock?.model ?? null, [DIMENSION_KEY]: lock?.dimension ?? null },
+        }),
+      );
+    } catch (error) {
+      if (isStatus(error, 409)) return false;
+      throw error;
+    }
+    // deleteBySource filters on `source`: without a keyword index that filter scans every point.
+    await this.run(() => this.client.createPayloadIndex(this.collection, { wait: true, field_name: 'source', field_schema: 'keyword' }));
+    return true;
+  }
+
+  private assertSameModel(info: unknown, lock: EmbeddingModelLock | null): void {
+    // Without a lock (no embedder) only the sparse vectors are used, which every collection has.
+    if (!lock) return;
+    const recorded = recordedLock(info);
+    const problem =
+      recorded.denseSize === undefined
+        ? 'has no dense vectors (it was built without an embedding model)'
+        : recorded.model && recorded.model !== lock.model
+          ? `was built with ${recorded.model} (${recorded.denseSize} dimensions)`
+          : recorded.denseSize !== lock.dimension
+            ? `holds ${recorded.denseSize}-dimension vectors`
+            : undefined;
+    if (problem) {
+      throw new RagError('RAG_MODEL_MISMATCH', `(Collection "${this.collection}" ${problem}; configured: ${lock.model}, ${lock.dimension} dimensions.)`);
+    }
+  }
+
+  /** Retries and classifies one client call; the caller's signal ends the wait at once. */
+  private async run<T>(call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const attempt = () => call().catch((error: unknown) => Promise.reject(normalizeClientError(error)));
+    const retried = withRetries(attempt, {
+      retries: this.options.retries ?? 2,
+      signal,
+      minBackoffMs: this.options.minBackoffMs,
+      isRetryable: isRetryableFailure,
+      retryAfterMs,
+    });
+    try {
+      // The client's timeout owns each request's signal, so a caller abort cannot reach the socket;
+      // we stop waiting instead and the request ends at the timeout at worst.
+      return await (signal ? untilAborted(retried, signal) : retried);
+    } catch (error) {
+      throw classifyFailure({ dependency: 'store', url: this.options.url, timeoutMs: this.timeoutMs, signal }, error);
+    }
+  }
+}
+
+function toPoint(chunk: IndexedChunk) {
+  const payload: ChunkPayload = {
+    source: chunk.source,
+    heading_path: chunk.headingPath,
+    chunk_index: chunk.chunkIndex,
+    text: chunk.text,
+    ingested_at: chunk.ingestedAt,
+    content_hash: chunk.contentHash,
+    source_version: chunk.sourceVersion ?? null,
+  };
+  const vector = {
+    ...(chunk.dense ? { [DENSE]: chunk.dense } : {}),
+    [SPARSE]: { indices: chunk.sparse.indices, values: chunk.sparse.values },
+  };
+  return { id: chunk.id, vector, payload: { ...payload } };
+}
+
+function sourceFilter(source: string) {
+  return { must: [{ key: 'source', match: { value: source } }] };
+}
+
+/**
+ * Hybrid: two prefetches fused by Qdrant's RRF; each prefetch limit must be at least limit + offset.
+ * Sparse only (no embedder): one query on `bm25`. A sparse query with no terms (only stopwords)
+ * is left out: it cannot match anything.
+ */
+function searchRequest(query: HybridQuery) {
+  const candidates = Math.max(query.prefetchLimit, query.limit, MIN_PREFETCH);
+  const sparse: SparseVector | undefined = query.sparse.indices.length > 0 ? { indices: query.sparse.indices, values: query.sparse.values } : undefined;
+  if (query.dense) {
+    const prefetch = [
+      { query: query.dense, using: DENSE, limit: candidates },
+      ...(sparse ? [{ query: sparse, using: SPARSE, limit: candidates }] : []),
+    ];
+    return { prefetch, query: { fusion: 'rrf' as const }, limit: query.limit, with_payload: true };
+  }
+  return sparse ? { query: sparse, using: SPARSE, limit: query.limit, with_payload: true } : undefined;
+}
+
+function toSearchHit(point: ScoredPoint): SearchHit {
+  const payload = point.payload ?? {};
+  return {
+    id: String(point.id),
+    source: stringField(payload.source),
+    headingPath: stringField(payload.heading_path),
+    chunkIndex: typeof payload.chunk_index === 'number' ? payload.chunk_index : 0,
+    text: stringField(payload.text),
+    score: point.score,
+    fusionScore: point.score,
+  };
+}
+
+function addToDocuments(documents: Map<string, IndexedDocument>, id: string, payload: Record<string, unknown>): void {
+  const source = stringField(payload.source);
+  const contentHash = stringField(payload.content_hash);
+  const sourceVersion = typeof payload.source_version === 'string' ? payload.source_version : undefined;
+  const document = documents.get(source);
+  if (!document) {
+    documents.set(source, { source, contentHash, sourceVersion, chunkIds: [id] });
+    return;
+  }
+  document.chunkIds.push(id);
+  if (document.contentHash !== contentHash || document.sourceVersion !== sourceVersion) {
+    document.contentHash = MIXED_VERSIONS;
+    document.sourceVersion = undefined;
+  }
+}
+
+function pageOffset(next: unknown): string | number | undefined {
+  return typeof next === 'string' || typeof next === 'number' ? next : undefined;
+}
+
+/** The model and dense size a collection records, from GET /collections/{c}'s `result.config`. */
+function recordedLock(info: unknown): { model: string | undefined; denseSize: number | undefined } {
+  const config = field(info, 'config');
+  const metadata = field(config, 'metadata');
+  const model = field(metadata, MODEL_KEY);
+  const size = field(field(field(field(config, 'params'), 'vectors'), DENSE), 'size');
+  return { model: typeof model === 'string' ? model : undefined, denseSize: typeof size === 'number' ? size : undefined };
+}
+
+/**
+ * Maps the client's errors onto the shapes remote-call classifies: its ApiError (any non-2xx, with
+ * `status` and Qdrant's `{status: {error}}` body), QdrantClientTimeoutError, the 429 it converts when
+ * Retry-After is set, a JSON body that does not parse, and fetch's own TypeError (left as is).
+ */
+function normalizeClientError(error: unknown): unknown {
+  if (error instanceof QdrantClientTimeoutError) return timeoutError(error);
+  if (error instanceof QdrantClientResourceExhaustedError) {
+    return new HttpStatusError(429, error.message, error.retry_after * 1000);
+  }
+  if (error instanceof QdrantClientUnexpectedResponseError) return new InvalidResponseError('an unexpected response', { cause: error });
+  if (error instanceof SyntaxError) return new InvalidResponseError('invalid JSON', { cause: error });
+  const status = field(error, 'status');
+  if (typeof status === 'number') {
+    const body = field(error, 'data');
+    const message = field(field(body, 'status'), 'error');
+    return new HttpStatusError(status, typeof message === 'string' ? message : typeof body === 'string' ? body.slice(0, 200) : '', undefined);
+  }
+  return error;
+}
+
+function isStatus(error: unknown, status: number): boolean {
+  return error instanceof RagError && error.cause instanceof HttpStatusError && error.cause.status === status;
+}
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+function stringField(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}

@@ -1,0 +1,30 @@
+import type { EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit, SparseVector } from '../domain.ts';
+
+export interface HybridQuery {
+  /** Absent when no embedder is configured: the search is then sparse only. */
+  dense?: number[] | undefined;
+  sparse: SparseVector;
+  /** How many fused results to return. */
+  limit: number;
+  /** How many candidates each leg (dense, sparse) contributes before fusion; at least `limit`. */
+  prefetchLimit: number;
+}
+
+export interface VectorStore {
+  readonly name: string;
+  /**
+   * Opens the collection, creating it when missing. With a model lock, a collection built with
+   * another model is refused with RAG_MODEL_MISMATCH; `null` means sparse only.
+   */
+  open(lock: EmbeddingModelLock | null): Promise<void>;
+  upsert(chunks: IndexedChunk[]): Promise<void>;
+  deleteByIds(ids: string[]): Promise<void>;
+  deleteBySource(source: string): Promise<void>;
+  /** Every indexed document with its version and chunk ids, for incremental sync. */
+  listDocuments(): Promise<IndexedDocument[]>;
+  search(query: HybridQuery, signal?: AbortSignal): Promise<SearchHit[]>;
+  count(): Promise<number>;
+  /** Throws a RagError naming the problem when the store cannot serve queries. */
+  checkReady(signal?: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}

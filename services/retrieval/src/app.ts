@@ -1,0 +1,40 @@
+import type { Answerer, Logger, Retriever, Telemetry } from '@rag/core';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { registerErrorHandlers } from './error-handler.ts';
+import { registerChatRoute } from './routes/chat.ts';
+import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
+import { registerMetricsRoute } from './routes/metrics.ts';
+import { registerSearchRoute } from './routes/search.ts';
+
+export interface AppDependencies {
+  retriever: Retriever;
+  answerer: Answerer;
+  telemetry: Telemetry;
+  readinessChecks: ReadinessCheck[];
+  defaultK: number;
+  logger: Logger;
+}
+
+function outcomeOf(status: number): string {
+  if (status < 400) return 'ok';
+  if (status === 503 || status === 504) return 'dependency_error';
+  return status < 500 ? 'client_error' : 'error';
+}
+
+/** The retrieval API, built from ports only: tests wire it with local adapters and real HTTP. */
+export function buildApp(deps: AppDependencies): FastifyInstance {
+  const app = Fastify({ loggerInstance: deps.logger as FastifyBaseLogger, bodyLimit: 64 * 1024, disableRequestLogging: true });
+  // JSON only: any other media type is refused with 415 instead of reaching the routes as a string.
+  app.removeContentTypeParser('text/plain');
+  registerErrorHandlers(app);
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unknown';
+    deps.telemetry.recordRequest(route, outcomeOf(reply.statusCode));
+    request.log.info({ method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+  registerSearchRoute(app, deps);
+  registerChatRoute(app, deps);
+  registerHealthRoutes(app, deps.readinessChecks);
+  registerMetricsRoute(app, deps.telemetry);
+  return app;
+}

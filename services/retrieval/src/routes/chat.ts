@@ -1,0 +1,64 @@
+import type { AnswerStreamEvent, Answerer, ChatAnswer, Citation } from '@rag/core';
+import { toRagError } from '@rag/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorBody } from '../error-handler.ts';
+import { abortOnClientClose } from '../request-abort.ts';
+import { parseQueryRequest } from '../request-schema.ts';
+
+function citationJson(citation: Citation) {
+  return { source: citation.source, heading_path: citation.headingPath, chunk_index: citation.chunkIndex, score: citation.score };
+}
+
+function answerJson(answer: ChatAnswer) {
+  return {
+    answer: answer.answer,
+    citations: answer.citations.map(citationJson),
+    mode: answer.mode,
+    ...(answer.unknownCitations.length > 0 ? { unknown_citations: answer.unknownCitations } : {}),
+    ...(answer.usage
+      ? { usage: { prompt_tokens: answer.usage.promptTokens, completion_tokens: answer.usage.completionTokens, total_tokens: answer.usage.totalTokens } }
+      : {}),
+  };
+}
+
+function wantsStream(request: FastifyRequest, stream: boolean): boolean {
+  return stream || (request.headers.accept ?? '').includes('text/event-stream');
+}
+
+function sseFrame(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+function streamFrame(event: AnswerStreamEvent): string {
+  if (event.type === 'citations') return sseFrame('citations', { citations: event.citations.map(citationJson) });
+  if (event.type === 'token') return sseFrame('token', { text: event.text });
+  return sseFrame('done', answerJson(event.answer));
+}
+
+/**
+ * Server-Sent Events: `citations`, then `token`s, then `done` with the usage. A failure before the
+ * first byte is a normal JSON error; after it, an `error` event. Closing the connection aborts upstream.
+ */
+async function streamAnswer(reply: FastifyReply, events: AsyncIterable<AnswerStreamEvent>): Promise<void> {
+  const iterator = events[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  reply.hijack();
+  reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  try {
+    for (let step = first; !step.done; step = await iterator.next()) reply.raw.write(streamFrame(step.value));
+  } catch (error) {
+    const httpError = toRagError(error);
+    if (!reply.raw.destroyed) reply.raw.write(sseFrame('error', errorBody(httpError).error));
+  } finally {
+    reply.raw.end();
+  }
+}
+
+export function registerChatRoute(app: FastifyInstance, deps: { answerer: Answerer; defaultK: number }): void {
+  app.post('/chat', async (request, reply) => {
+    const { query, k, stream } = parseQueryRequest(request.body);
+    const signal = abortOnClientClose(reply);
+    if (wantsStream(request, stream)) return streamAnswer(reply, deps.answerer.stream(query, k ?? deps.defaultK, signal));
+    return answerJson(await deps.answerer.answer(query, k ?? deps.defaultK, signal));
+  });
+}

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postJson, readJson, startTestStack, type TestStack } from './test-stack.ts';
+
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+
+afterAll(async () => {
+  await stack.close();
+});
+
+const cases: Array<[string, unknown, string]> = [
+  ['a missing query', { k: 3 }, 'RAG_INVALID_QUERY'],
+  ['an empty query', { query: '' }, 'RAG_INVALID_QUERY'],
+  ['a blank query', { query: '   ' }, 'RAG_INVALID_QUERY'],
+  ['a numeric query', { query: 42 }, 'RAG_INVALID_QUERY'],
+  ['an array query', { query: ['a'] }, 'RAG_INVALID_QUERY'],
+  ['a query over 2000 characters', { query: 'a'.repeat(2001) }, 'RAG_INVALID_QUERY'],
+  ['k = 0', { query: 'backups', k: 0 }, 'RAG_INVALID_K'],
+  ['k = 51', { query: 'backups', k: 51 }, 'RAG_INVALID_K'],
+  ['a fractional k', { query: 'backups', k: 2.5 }, 'RAG_INVALID_K'],
+  ['k as a string', { query: 'backups', k: '3' }, 'RAG_INVALID_K'],
+  ['a JSON array body', [1, 2], 'RAG_INVALID_REQUEST'],
+  ['a non-boolean stream flag', { query: 'backups', stream: 'yes' }, 'RAG_INVALID_REQUEST'],
+  ['a body that is not JSON', '{"query": ', 'RAG_INVALID_JSON'],
+  ['an empty JSON body', '', 'RAG_EMPTY_BODY'],
+];
+
+describe.each(['/search', '/chat'])('bad input on %s', (route) => {
+  it.each(cases)('%s gets a 400 with a stable code', async (_name, body, code) => {
+    const { status, body: answer } = await postJson(stack.baseUrl, route, body);
+    expect(status).toBe(400);
+    expect(answer.error.code).toBe(code);
+    expect(typeof answer.error.message).toBe('string');
+  });
+
+  it('a body without content type gets RAG_EMPTY_BODY', async () => {
+    const response = await fetch(`${stack.baseUrl}${route}`, { method: 'POST' });
+    expect(response.status).toBe(400);
+    expect((await readJson(response)).error.code).toBe('RAG_EMPTY_BODY');
+  });
+
+  it('a body of another media type gets 415', async () => {
+    const response = await fetch(`${stack.baseUrl}${route}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    expect(response.status).toBe(415);
+    expect((await readJson(response)).error.code).toBe('RAG_UNSUPPORTED_MEDIA_TYPE');
+  });
+});
+
+describe('unknown routes', () => {
+  it.each([
+    ['GET', '/nope'],
+    ['GET', '/search'],
+    ['DELETE', '/chat'],
+  ])('%s %s gets 404 in the error shape', async (method, path) => {
+    const response = await fetch(`${stack.baseUrl}${path}`, { method });
+    expect(response.status).toBe(404);
+    expect((await readJson(response)).error.code).toBe('RAG_NOT_FOUND');
+  });
+});
+
+describe('a query at the length limit', () => {
+  it('is accepted', async () => {
+    const { status } = await postJson(stack.baseUrl, '/search', { query: 'backup '.repeat(285).slice(0, 2000) });
+    expect(status).toBe(200);
+  });
+});

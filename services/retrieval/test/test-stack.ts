@@ -1,0 +1,94 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  Answerer,
+  ConverterRegistry,
+  createLogger,
+  ingest,
+  LanceDbStore,
+  LocalDirectorySource,
+  MarkdownPassthrough,
+  Retriever,
+  Telemetry,
+  type ChatModel,
+  type Embedder,
+  type IngestSummary,
+  type Reranker,
+} from '@rag/core';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.ts';
+
+export const handbookFolder = new URL('./fixtures/handbook/', import.meta.url).pathname;
+
+export interface TestStack {
+  app: FastifyInstance;
+  baseUrl: string;
+  store: LanceDbStore;
+  ingestSummary: IngestSummary;
+  close(): Promise<void>;
+}
+
+/** The whole embedded pipeline: a real LanceDB in a temporary folder, the real app on port 0. */
+export async function startTestStack(options: {
+  folder?: string;
+  embedder?: Embedder;
+  reranker?: Reranker;
+  chatModel?: ChatModel;
+  minScore?: number;
+} = {}): Promise<TestStack> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'rag-test-'));
+  const logger = createLogger('silent');
+  const telemetry = new Telemetry();
+  const store = new LanceDbStore({ dataDir, collection: 'test' });
+  await store.open(options.embedder ? await options.embedder.describe() : null);
+  const ingestSummary = await ingest({
+    source: new LocalDirectorySource(options.folder ?? handbookFolder),
+    store,
+    embedder: options.embedder,
+    converters: new ConverterRegistry([new MarkdownPassthrough()]),
+    chunking: { chunkSize: 1200, chunkOverlap: 200 },
+    embedBatchSize: 8,
+    concurrency: 2,
+    prune: true,
+    dryRun: false,
+    logger,
+  });
+  const retriever = new Retriever({ store, embedder: options.embedder, reranker: options.reranker, rerankCandidates: 50, telemetry });
+  const answerer = new Answerer({ retriever, chatModel: options.chatModel, minScore: options.minScore, telemetry });
+  const app = buildApp({
+    retriever,
+    answerer,
+    telemetry,
+    readinessChecks: [{ name: 'store', check: () => store.checkReady() }],
+    defaultK: 5,
+    logger,
+  });
+  const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    app,
+    baseUrl,
+    store,
+    ingestSummary,
+    async close() {
+      await app.close();
+      await store.close();
+      await telemetry.shutdown();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function postJson(baseUrl: string, path: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: await readJson(response) };
+}
+
+/** Response bodies are checked field by field in the tests; `any` keeps those checks short. */
+export async function readJson(response: Response): Promise<any> {
+  return response.json();
+}

@@ -10,7 +10,11 @@ const optionalText = z
   .trim()
   .transform((value) => (value === '' ? undefined : value))
   .optional();
-const optionalUrl = optionalText.pipe(z.string().url('expected an http(s) URL such as http://host:8080').optional());
+const httpUrl = z
+  .string()
+  .url('expected an http(s) URL such as http://host:8080')
+  .refine((value) => /^https?:\/\//.test(value), 'expected an http(s) URL such as http://host:8080');
+const optionalUrl = optionalText.pipe(httpUrl.optional());
 const integer = (min: number, max: number) => z.coerce.number().int(`expected an integer`).min(min).max(max);
 
 export const configSchema = z

@@ -13,8 +13,13 @@ export function passageBody(text: string): string {
   return separator === -1 ? text : text.slice(separator + 2);
 }
 
+/** Prose only: a quoted shell command rarely answers a question, and code reads badly inline. */
+function withoutCodeBlocks(body: string): string {
+  return body.replace(/^(```|~~~)[^\n]*\n[\s\S]*?(^\1[^\n]*$|(?![\s\S]))/gm, '');
+}
+
 function sentencesOf(body: string): string[] {
-  return body
+  return withoutCodeBlocks(body)
     .split(/(?<=[.!?])\s+|\n+/)
     .map((sentence) => sentence.trim())
     .filter((sentence) => sentence.length > 0);

@@ -283,7 +283,8 @@ function networkReason(error: unknown): string {
 /** Belt and braces: a server that echoes a header back must not put a key into our logs. */
 function redact(text: string, headers: Record<string, string> | undefined): string {
   let safe = text;
-  for (const value of Object.values(headers ?? {})) {
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!/authorization|api-key|token|secret/i.test(name)) continue;
     const secret = value.replace(/^Bearer\s+/i, '');
     if (secret.length >= 8) safe = safe.split(secret).join('[redacted]');
   }

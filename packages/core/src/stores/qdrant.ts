@@ -210,7 +210,8 @@ export class QdrantStore implements VectorStore {
       // we stop waiting instead and the request ends at the timeout at worst.
       return await (signal ? untilAborted(retried, signal) : retried);
     } catch (error) {
-      throw classifyFailure({ dependency: 'store', url: this.options.url, timeoutMs: this.timeoutMs, signal }, error);
+      const secrets = this.options.apiKey ? { 'api-key': this.options.apiKey } : undefined; // redacted from details
+      throw classifyFailure({ dependency: 'store', url: this.options.url, timeoutMs: this.timeoutMs, signal, headers: secrets }, error);
     }
   }
 }

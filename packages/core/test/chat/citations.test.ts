@@ -46,6 +46,13 @@ describe('extractive answers', () => {
     expect(answer).not.toContain('probation');
   });
 
+  it('does not quote fenced code', () => {
+    const withCode = hit('backups.md', 0, 'backups.md > Backups\n\nRestore a snapshot with the CLI.\n\n```sh\nstratactl restore --snapshot 42\n```\nRestores need two approvals.');
+    const answer = extractiveAnswer('how do I restore a snapshot?', [withCode]);
+    expect(answer).toContain('Restore a snapshot with the CLI.');
+    expect(answer).not.toContain('stratactl');
+  });
+
   it('measures how much of the question a passage covers', () => {
     expect(queryCoverage('work from home', remote.text)).toBe(1);
     expect(queryCoverage('capital of France', remote.text)).toBe(0);

@@ -5,12 +5,15 @@ import { registerChatRoute } from './routes/chat.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { registerMetricsRoute } from './routes/metrics.ts';
 import { registerSearchRoute } from './routes/search.ts';
+import type { OpenGate } from './store-gate.ts';
 
 export interface AppDependencies {
   retriever: Retriever;
   answerer: Answerer;
   telemetry: Telemetry;
   readinessChecks: ReadinessCheck[];
+  /** Awaited by /search and /chat before the pipeline; absent when the caller opened the store itself. */
+  storeGate?: OpenGate | undefined;
   defaultK: number;
   logger: Logger;
 }

@@ -13,21 +13,25 @@ import {
   type Logger,
 } from '@rag/core';
 import { buildApp } from './app.ts';
-import type { ReadinessCheck } from './routes/health.ts';
+import { readinessChecks } from './readiness-checks.ts';
+import { StoreGate } from './store-gate.ts';
 
-/** Wires the adapters chosen by the environment, opens the store and serves the API. */
+/**
+ * Wires the adapters chosen by the environment and serves the API. A dependency that is down at start
+ * does not stop the process: the store is opened on the first request that finds it back.
+ */
 async function main(config: Config, logger: Logger): Promise<void> {
   const telemetry = new Telemetry();
   const store = createStore(config);
   const embedder = createEmbedder(config, logger);
   const reranker = createReranker(config);
   const chatModel = createChatModel(config);
-  await store.open(embedder ? await embedder.describe() : null);
+  const storeGate = new StoreGate(store, embedder);
+  const opened = await openAtStartup(storeGate, logger);
   const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, telemetry });
   const answerer = new Answerer({ retriever, chatModel, minScore: config.RAG_MIN_SCORE, telemetry });
-  const readinessChecks: ReadinessCheck[] = [{ name: 'store', check: (signal) => store.checkReady(signal) }];
-  if (chatModel?.checkReady) readinessChecks.push({ name: 'gateway', check: (signal) => chatModel.checkReady!(signal) });
-  const app = buildApp({ retriever, answerer, telemetry, readinessChecks, defaultK: config.TOP_K, logger });
+  const checks = readinessChecks({ gate: storeGate, store, embedder, reranker, chatModel });
+  const app = buildApp({ retriever, answerer, telemetry, readinessChecks: checks, storeGate, defaultK: config.TOP_K, logger });
   const closeAll = async () => {
     await app.close();
     await store.close();
@@ -36,14 +40,42 @@ async function main(config: Config, logger: Logger): Promise<void> {
   process.once('SIGINT', () => void closeAll().then(() => process.exit(0)));
   process.once('SIGTERM', () => void closeAll().then(() => process.exit(0)));
   await app.listen({ port: config.PORT, host: config.HOST });
-  printWelcome(config, (await store.count()) ?? 0, chatModel ? 'llm' : 'extractive');
+  const chunks = opened ? await store.count().catch(() => undefined) : undefined;
+  printWelcome(config, chunks, chatModel ? 'llm' : 'extractive');
 }
 
-function printWelcome(config: Config, chunks: number, mode: string): void {
+/**
+ * One attempt to open the store before listening. A wrong embedding model is not transient, so it stops
+ * the process (RAG_MODEL_MISMATCH, exit 1); anything else is logged and retried by the requests.
+ */
+async function openAtStartup(gate: StoreGate, logger: Logger): Promise<boolean> {
+  try {
+    await gate.ready();
+    return true;
+  } catch (error) {
+    if (isRagError(error) && error.code === 'RAG_MODEL_MISMATCH') throw error;
+    const code = isRagError(error) ? error.code : 'RAG_INTERNAL';
+    logger.warn(
+      { code, dependency: dependencyOf(code), reason: (error as Error).message },
+      `The ${dependencyOf(code)} is not available at startup; serving anyway: /search and /chat answer 503 and retry until it is back.`,
+    );
+    return false;
+  }
+}
+
+/** The dependency an error code names, for the startup warning. */
+function dependencyOf(code: string): string {
+  if (code.startsWith('RAG_EMBED_')) return 'embedding server (EMBED_URL)';
+  if (code.startsWith('RAG_STORE_')) return 'vector store (QDRANT_URL)';
+  return 'store or embedder';
+}
+
+function printWelcome(config: Config, chunks: number | undefined, mode: string): void {
   const url = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`;
+  const indexed = chunks === undefined ? `store not reachable yet` : `${chunks} chunks`;
   process.stdout.write(
     [
-      `RAG retrieval API listening on ${url} (${chunks} chunks in "${config.collection}", /chat mode: ${mode})`,
+      `RAG retrieval API listening on ${url} (${indexed} in "${config.collection}", /chat mode: ${mode})`,
       `Try:`,
       `  curl -s ${url}/search -H 'content-type: application/json' -d '{"query":"how is the sparse vector built?"}'`,
       `  curl -s ${url}/chat -H 'content-type: application/json' -d '{"query":"what happens when I change the embedding model?"}'`,

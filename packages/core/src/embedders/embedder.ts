@@ -7,4 +7,6 @@ export interface Embedder {
   describe(signal?: AbortSignal): Promise<EmbeddingModelLock>;
   embedDocuments(texts: string[], signal?: AbortSignal): Promise<number[][]>;
   embedQuery(text: string, signal?: AbortSignal): Promise<number[]>;
+  /** A cheap probe for /readyz (a server's health route); without it, readiness loads the model through describe(). */
+  checkReady?(signal?: AbortSignal): Promise<void>;
 }

@@ -8,7 +8,7 @@
  */
 import type { EmbeddingModelLock } from '../domain.ts';
 import { RagError } from '../errors.ts';
-import { bearer, callJson, describeEndpoint, endpoint, type HttpStatusError } from '../http/remote-call.ts';
+import { bearer, callJson, callStatus, describeEndpoint, endpoint, type HttpStatusError } from '../http/remote-call.ts';
 import type { Embedder } from './embedder.ts';
 
 export interface TeiEmbedderOptions {
@@ -31,6 +31,8 @@ interface OpenAiEmbeddingResponse {
 }
 
 const DIMENSION_PROBE = 'dimension probe';
+/** Readiness is a probe: it must answer fast and once, whatever the embedding timeout. */
+const READY_TIMEOUT_MS = 5_000;
 
 export class TeiEmbedder implements Embedder {
   readonly modelId: string;
@@ -66,6 +68,22 @@ export class TeiEmbedder implements Embedder {
     const [vector] = await this.embedBatch([`${this.options.queryPrefix ?? ''}${text}`], signal);
     if (!vector) throw this.badAnswer('no embedding for the query');
     return vector;
+  }
+
+  /**
+   * TEI's `GET /health`: 200 once the model is loaded and a test batch ran, 503 `{error, error_type: "unhealthy"}`
+   * otherwise (the seed's Kubernetes probes use the same route).
+   */
+  async checkReady(signal?: AbortSignal): Promise<void> {
+    await callStatus({
+      dependency: 'embed',
+      url: endpoint(this.options.url, '/health'),
+      method: 'GET',
+      headers: bearer(this.options.apiKey),
+      timeoutMs: Math.min(this.options.timeoutMs ?? 30_000, READY_TIMEOUT_MS),
+      retries: 0,
+      signal,
+    });
   }
 
   private async embedBatch(input: string[], signal?: AbortSignal): Promise<number[][]> {

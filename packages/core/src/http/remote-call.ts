@@ -78,6 +78,17 @@ export async function callJson<T>(options: RemoteCallOptions): Promise<T> {
   }
 }
 
+/** Calls an endpoint for its status alone (health probes): any 2xx passes and the body is discarded. */
+export async function callStatus(options: RemoteCallOptions): Promise<void> {
+  const deadline = deadlineFor(options);
+  try {
+    const response = await fetchWithRetries(options, deadline);
+    await response.body?.cancel();
+  } catch (error) {
+    throw classifyFailure(options, error);
+  }
+}
+
 /**
  * Opens a streaming call (SSE): retries apply until the answer's status is known; the deadline
  * and the caller's signal keep applying while the body is read, and a read that fails throws

@@ -8,4 +8,6 @@ export interface RerankScore {
 export interface Reranker {
   readonly modelId: string;
   rerank(query: string, texts: string[], signal?: AbortSignal): Promise<RerankScore[]>;
+  /** A cheap probe for /readyz (a server's health route); without it, readiness scores one pair. */
+  checkReady?(signal?: AbortSignal): Promise<void>;
 }

@@ -5,7 +5,7 @@
  * TEI's --max-client-batch-size (default 32) also caps `texts`, so larger candidate lists go in batches.
  */
 import { RagError } from '../errors.ts';
-import { bearer, callJson, describeEndpoint, endpoint } from '../http/remote-call.ts';
+import { bearer, callJson, callStatus, describeEndpoint, endpoint } from '../http/remote-call.ts';
 import type { Reranker, RerankScore } from './reranker.ts';
 
 export interface TeiRerankerOptions {
@@ -20,6 +20,9 @@ export interface TeiRerankerOptions {
   /** First retry backoff; tests shorten it. */
   minBackoffMs?: number | undefined;
 }
+
+/** Readiness is a probe: it must answer fast and once, whatever the rerank timeout. */
+const READY_TIMEOUT_MS = 5_000;
 
 export class TeiReranker implements Reranker {
   readonly modelId: string;
@@ -38,6 +41,19 @@ export class TeiReranker implements Reranker {
       scores.push(...batchScores.map(({ index, score }) => ({ index: index + offset, score })));
     }
     return scores.sort((a, b) => b.score - a.score);
+  }
+
+  /** TEI's `GET /health`: 200 once the model is loaded, 503 `{error, error_type: "unhealthy"}` otherwise. */
+  async checkReady(signal?: AbortSignal): Promise<void> {
+    await callStatus({
+      dependency: 'rerank',
+      url: endpoint(this.options.url, '/health'),
+      method: 'GET',
+      headers: bearer(this.options.apiKey),
+      timeoutMs: Math.min(this.options.timeoutMs ?? 120_000, READY_TIMEOUT_MS),
+      retries: 0,
+      signal,
+    });
   }
 
   private async rerankBatch(query: string, texts: string[], signal?: AbortSignal): Promise<RerankScore[]> {

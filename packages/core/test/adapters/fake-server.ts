@@ -22,6 +22,8 @@ export type Handler = (request: RecordedRequest, response: ServerResponse) => vo
 export interface FakeServer {
   url: string;
   requests: RecordedRequest[];
+  /** The node:http server itself, for tests that stop and restart it on the same port. */
+  server: Server;
 }
 
 const servers = new Set<Server>();
@@ -53,7 +55,7 @@ export async function startFakeServer(handler: Handler): Promise<FakeServer> {
   servers.add(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, requests };
+  return { url: `http://127.0.0.1:${port}`, requests, server };
 }
 
 export async function closeFakeServers(): Promise<void> {

@@ -167,3 +167,18 @@ describe('TeiEmbedder', () => {
     expect((await within(failure(slow.embedQuery('q')))).code).toBe('RAG_EMBED_TIMEOUT');
   });
 });
+
+describe('TeiEmbedder.checkReady', () => {
+  it("probes TEI's GET /health once with the bearer key; an empty 200 is ready", async () => {
+    const server = await startFakeServer((_request, response) => void response.writeHead(200).end());
+    await new TeiEmbedder({ url: server.url, apiKey: KEY, model: 'm' }).checkReady();
+    expect(server.requests.map((r) => [r.method, r.path, r.headers.authorization])).toEqual([['GET', '/health', `Bearer ${KEY}`]]);
+  });
+
+  it('reports 503 unhealthy as RAG_EMBED_UNAVAILABLE without retrying', async () => {
+    const server = await startFakeServer((_request, response) => sendJson(response, 503, { error: 'Model is loading', error_type: 'unhealthy' }));
+    const error = await failure(new TeiEmbedder({ url: server.url, model: 'm', minBackoffMs: 1 }).checkReady());
+    expect(error.code).toBe('RAG_EMBED_UNAVAILABLE');
+    expect(server.requests).toHaveLength(1);
+  });
+});

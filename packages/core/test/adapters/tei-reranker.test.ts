@@ -95,3 +95,17 @@ describe('TeiReranker', () => {
     expect(error.code).toBe('RAG_RERANK_UNAVAILABLE');
   });
 });
+
+describe('TeiReranker.checkReady', () => {
+  it("probes TEI's GET /health once with the bearer key; an empty 200 is ready", async () => {
+    const server = await startFakeServer((_request, response) => void response.writeHead(200).end());
+    await new TeiReranker({ url: server.url, apiKey: KEY }).checkReady();
+    expect(server.requests.map((r) => [r.method, r.path, r.headers.authorization])).toEqual([['GET', '/health', `Bearer ${KEY}`]]);
+  });
+
+  it('reports a hang past the probe timeout as RAG_RERANK_TIMEOUT', async () => {
+    const server = await startFakeServer(hang);
+    const error = await failure(within(new TeiReranker({ url: server.url, timeoutMs: 200 }).checkReady()));
+    expect(error.code).toBe('RAG_RERANK_TIMEOUT');
+  });
+});

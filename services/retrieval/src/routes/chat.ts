@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from '../error-handler.ts';
 import { abortOnClientClose } from '../request-abort.ts';
 import { parseQueryRequest } from '../request-schema.ts';
+import type { OpenGate } from '../store-gate.ts';
 
 function citationJson(citation: Citation) {
   return { source: citation.source, heading_path: citation.headingPath, chunk_index: citation.chunkIndex, score: citation.score };
@@ -54,10 +55,12 @@ async function streamAnswer(reply: FastifyReply, events: AsyncIterable<AnswerStr
   }
 }
 
-export function registerChatRoute(app: FastifyInstance, deps: { answerer: Answerer; defaultK: number }): void {
+export function registerChatRoute(app: FastifyInstance, deps: { answerer: Answerer; storeGate?: OpenGate | undefined; defaultK: number }): void {
   app.post('/chat', async (request, reply) => {
     const { query, k, stream } = parseQueryRequest(request.body);
     const signal = abortOnClientClose(reply);
+    // Before any stream starts, so that a store still unopened is a plain JSON 503, not an SSE error event.
+    await deps.storeGate?.ready(signal);
     if (wantsStream(request, stream)) return streamAnswer(reply, deps.answerer.stream(query, k ?? deps.defaultK, signal));
     return answerJson(await deps.answerer.answer(query, k ?? deps.defaultK, signal));
   });

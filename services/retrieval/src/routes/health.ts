@@ -1,4 +1,4 @@
-import { RagError, toRagError } from '@rag/core';
+import { RagError, toRagError, type ErrorCode } from '@rag/core';
 import type { FastifyInstance } from 'fastify';
 import { errorBody } from '../error-handler.ts';
 
@@ -6,15 +6,22 @@ export interface ReadinessCheck {
   /** The dependency, as /readyz names it: store, embed, rerank, gateway. */
   name: string;
   check: (signal: AbortSignal) => Promise<void>;
+  /**
+   * Reported when the check outlives the readiness deadline: the adapters would otherwise call their
+   * aborted signal a closed client, which names nothing.
+   */
+  timeoutCode?: ErrorCode;
 }
 
 const READINESS_TIMEOUT_MS = 3000;
 
 async function runCheck(check: ReadinessCheck): Promise<[string, string]> {
+  const deadline = AbortSignal.timeout(READINESS_TIMEOUT_MS);
   try {
-    await check.check(AbortSignal.timeout(READINESS_TIMEOUT_MS));
+    await check.check(deadline);
     return [check.name, 'ok'];
   } catch (error) {
+    if (deadline.aborted && check.timeoutCode) return [check.name, check.timeoutCode];
     return [check.name, toRagError(error).code];
   }
 }

@@ -2,6 +2,7 @@ import type { Retriever, SearchHit } from '@rag/core';
 import type { FastifyInstance } from 'fastify';
 import { abortOnClientClose } from '../request-abort.ts';
 import { parseQueryRequest } from '../request-schema.ts';
+import type { OpenGate } from '../store-gate.ts';
 
 export function toSearchResult(hit: SearchHit) {
   return {
@@ -14,10 +15,13 @@ export function toSearchResult(hit: SearchHit) {
   };
 }
 
-export function registerSearchRoute(app: FastifyInstance, deps: { retriever: Retriever; defaultK: number }): void {
+export function registerSearchRoute(app: FastifyInstance, deps: { retriever: Retriever; storeGate?: OpenGate | undefined; defaultK: number }): void {
   app.post('/search', async (request, reply) => {
     const { query, k } = parseQueryRequest(request.body);
-    const hits = await deps.retriever.search(query, k ?? deps.defaultK, abortOnClientClose(reply));
+    const signal = abortOnClientClose(reply);
+    // A store that could not be opened yet (Qdrant or TEI down at start) is retried here, per request.
+    await deps.storeGate?.ready(signal);
+    const hits = await deps.retriever.search(query, k ?? deps.defaultK, signal);
     return { results: hits.map(toSearchResult) };
   });
 }

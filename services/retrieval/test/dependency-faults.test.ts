@@ -1,0 +1,206 @@
+/**
+ * Each production dependency failing in each way a network service fails: the user gets a 503 (504 for a
+ * timeout) naming it, never a hang or a stack trace, /readyz names it, and the same app answers normally
+ * again as soon as it is back.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closedPortUrl, startFakeServer, within } from '../../../packages/core/test/adapters/fake-server.ts';
+import { FakeQdrant } from './fakes/fake-qdrant.ts';
+import { FAKE_EMBED_DIMENSION, teiEmbed } from './fakes/fake-tei.ts';
+import type { Fault } from './fakes/fault-switch.ts';
+import { startProductionStack, type Dependency, type ProductionStack } from './production-stack.ts';
+import { postJson, readJson } from './test-stack.ts';
+
+/** Adapter deadlines in this suite; every failure must show well inside the did-not-hang bound. */
+const TIMEOUT_MS = 300;
+const DID_NOT_HANG_MS = 10_000;
+const QUERY = 'How many days a week can I work from home?';
+
+let stack: ProductionStack;
+
+beforeAll(async () => {
+  stack = await startProductionStack({ timeoutMs: TIMEOUT_MS });
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+/** /chat reaches the gateway; /search exercises the other three (k = 1 so that the reranker runs). */
+function routeFor(dependency: Dependency): string {
+  return dependency === 'gateway' ? '/chat' : '/search';
+}
+
+function ask(baseUrl: string, dependency: Dependency) {
+  return within(postJson(baseUrl, routeFor(dependency), { query: QUERY, k: 1 }), DID_NOT_HANG_MS);
+}
+
+async function readiness(baseUrl: string) {
+  const response = await within(fetch(`${baseUrl}/readyz`), DID_NOT_HANG_MS);
+  return { status: response.status, body: await readJson(response) };
+}
+
+function codeFor(dependency: Dependency, fault: Fault): string {
+  return `RAG_${dependency.toUpperCase()}_${fault === 'hang' ? 'TIMEOUT' : 'UNAVAILABLE'}`;
+}
+
+function expectNoStackTrace(body: unknown): void {
+  const text = JSON.stringify(body);
+  expect(text).not.toMatch(/\bat .+\(.+:\d+:\d+\)/);
+  expect(text).not.toMatch(/\\n\s+at /);
+  expect(text).not.toContain('node_modules');
+}
+
+const dependencies: Dependency[] = ['embed', 'store', 'rerank', 'gateway'];
+const faults: Fault[] = ['refuse', 'hang', 'error500', 'garbage'];
+
+describe.each(dependencies)('when %s fails', (dependency) => {
+  it.each(faults)(`%s: a named 503/504, then normal answers once it is back`, async (fault) => {
+    await stack.servers[dependency].fail(fault);
+    try {
+      const failed = await ask(stack.baseUrl, dependency);
+      expect(failed.status).toBe(fault === 'hang' ? 504 : 503);
+      expect(failed.body.error.code).toBe(codeFor(dependency, fault));
+      expectNoStackTrace(failed.body);
+      // A health route has no body to garble, so readiness is only asked to notice the other faults.
+      if (fault !== 'garbage' || dependency === 'store' || dependency === 'gateway') {
+        const ready = await readiness(stack.baseUrl);
+        expect(ready.status).toBe(503);
+        expect(ready.body.dependency).toBe(dependency);
+        expect(ready.body.checks[dependency]).toBe(codeFor(dependency, fault));
+        expectNoStackTrace(ready.body);
+      }
+    } finally {
+      await stack.servers[dependency].heal();
+    }
+    const healed = await ask(stack.baseUrl, dependency);
+    expect(healed.status).toBe(200);
+    expect((await readiness(stack.baseUrl)).status).toBe(200);
+  });
+});
+
+describe('a service started while Qdrant is down', () => {
+  it('answers 503 RAG_STORE_UNAVAILABLE, then opens the store on the first request after Qdrant is back', async () => {
+    await stack.servers.store.fail('refuse');
+    let baseUrl: string;
+    try {
+      baseUrl = await stack.startAnotherApp();
+      const failed = await ask(baseUrl, 'store');
+      expect([failed.status, failed.body.error.code]).toEqual([503, 'RAG_STORE_UNAVAILABLE']);
+      const ready = await readiness(baseUrl);
+      expect([ready.status, ready.body.dependency]).toEqual([503, 'store']);
+    } finally {
+      await stack.servers.store.heal();
+    }
+    const healed = await ask(baseUrl, 'store');
+    expect(healed.status).toBe(200);
+    expect(healed.body.results).toHaveLength(1);
+  });
+});
+
+/** A port that is free now: listen on 0, read the port, close. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function waitForOutput(child: ChildProcess, pattern: RegExp, output: { text: string }): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onData = (data: Buffer) => {
+      output.text += data.toString();
+      if (pattern.test(output.text)) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output.text}`)));
+  });
+}
+
+function spawnServer(env: Record<string, string | undefined>): ChildProcess {
+  const repoRoot = new URL('../../../', import.meta.url).pathname;
+  const base = { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  return spawn('pnpm', ['exec', 'tsx', 'services/retrieval/src/server.ts'], { cwd: repoRoot, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function exitOf(child: ChildProcess, output: { text: string }): Promise<number | null> {
+  child.stdout!.on('data', (data: Buffer) => (output.text += data.toString()));
+  child.stderr!.on('data', (data: Buffer) => (output.text += data.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+describe('the real server process with a collection built by another model', () => {
+  it('stops at startup with RAG_MODEL_MISMATCH and exit code 1: a wrong model is not transient', async () => {
+    const qdrant = new FakeQdrant();
+    qdrant.collections.set('docs-v2', {
+      config: {
+        params: { vectors: { dense: { size: FAKE_EMBED_DIMENSION, distance: 'Cosine' } }, sparse_vectors: { bm25: { modifier: 'idf' } } },
+        metadata: { embedding_model: 'other-model', embedding_dimension: FAKE_EMBED_DIMENSION },
+      },
+      points: new Map(),
+    });
+    const qdrantServer = await startFakeServer(qdrant.handle);
+    const embedServer = await startFakeServer(teiEmbed);
+    const output = { text: '' };
+    const child = spawnServer({ PORT: String(await freePort()), QDRANT_URL: qdrantServer.url, EMBED_URL: embedServer.url, EMBED_MODEL: 'my-model' });
+    expect(await within(exitOf(child, output), 30_000)).toBe(1);
+    expect(output.text).toContain('RAG_MODEL_MISMATCH');
+    expect(output.text).toContain('was built with other-model');
+    expect(output.text).not.toContain('listening on');
+  });
+});
+
+describe('the real server process with every dependency on a closed port', () => {
+  let child: ChildProcess | undefined;
+  const output = { text: '' };
+  let baseUrl = '';
+
+  beforeAll(async () => {
+    const port = await freePort();
+    child = spawnServer({
+      PORT: String(port),
+      QDRANT_URL: await closedPortUrl(),
+      EMBED_URL: await closedPortUrl(),
+      RERANK_URL: await closedPortUrl(),
+      GATEWAY_URL: await closedPortUrl(),
+    });
+    await within(waitForOutput(child, /listening on/, output), 30_000);
+    baseUrl = `http://127.0.0.1:${port}`;
+  });
+
+  afterAll(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill('SIGTERM');
+      await within(exited, 10_000).catch(() => child!.kill('SIGKILL'));
+    }
+  });
+
+  it('starts anyway, warning which dependency it could not reach', () => {
+    expect(output.text).toMatch(/"level":40.*embedding server \(EMBED_URL\) is not available at startup/);
+    expect(output.text).toContain('store not reachable yet');
+  });
+
+  it('answers /search with 503 RAG_EMBED_UNAVAILABLE', async () => {
+    const { status, body } = await within(postJson(baseUrl, '/search', { query: QUERY }), DID_NOT_HANG_MS);
+    expect([status, body.error.code]).toEqual([503, 'RAG_EMBED_UNAVAILABLE']);
+    expectNoStackTrace(body);
+  });
+
+  it('answers /readyz with 503 naming the store first and every dependency in checks', async () => {
+    const { status, body } = await readiness(baseUrl);
+    expect(status).toBe(503);
+    expect(body.error.code).toBe('RAG_STORE_UNAVAILABLE');
+    expect(body.dependency).toBe('store');
+    expect(body.checks).toEqual({
+      store: 'RAG_STORE_UNAVAILABLE',
+      embed: 'RAG_EMBED_UNAVAILABLE',
+      rerank: 'RAG_RERANK_UNAVAILABLE',
+      gateway: 'RAG_GATEWAY_UNAVAILABLE',
+    });
+  });
+});

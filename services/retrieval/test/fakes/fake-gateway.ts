@@ -1,0 +1,70 @@
+/**
+ * An OpenAI-compatible gateway (Envoy → vLLM) as the chat completions API documents it
+ * (https://platform.openai.com/docs/api-reference/chat): `POST /v1/chat/completions` answers a
+ * `chat.completion`, or with `stream: true` server-sent `chat.completion.chunk`s, a usage chunk
+ * (`stream_options.include_usage`) and `data: [DONE]`; `GET /v1/models` lists the model; errors
+ * `{error: {message, type, code}}`.
+ *
+ * The answer cites the first passage label found in the prompt and one invented label, so the tests can
+ * check that only given passages become citations.
+ */
+import type { ServerResponse } from 'node:http';
+import { sendJson, type RecordedRequest } from '../../../../packages/core/test/adapters/fake-server.ts';
+
+export const INVENTED_LABEL = 'made-up.md#99';
+export const FAKE_USAGE = { prompt_tokens: 321, completion_tokens: 12, total_tokens: 333 };
+
+interface ChatBody {
+  model: string;
+  messages: Array<{ role: string; content: string }>;
+  stream?: boolean;
+}
+
+export class FakeGateway {
+  /** When set, a stream sends its first tokens and then waits for the client to go away. */
+  holdStreamOpen = false;
+
+  handle = async (request: RecordedRequest, response: ServerResponse): Promise<void> => {
+    if (request.method === 'GET' && request.path === '/v1/models') {
+      return sendJson(response, 200, { object: 'list', data: [{ id: 'qwen3-4b-cpu', object: 'model', created: 0, owned_by: 'vllm' }] });
+    }
+    if (request.method !== 'POST' || request.path !== '/v1/chat/completions') return gatewayError(response, 404, 'not found');
+    const body = request.body as ChatBody;
+    const tokens = answerTokens(body);
+    if (body.stream) return this.stream(request, response, body.model, tokens);
+    sendJson(response, 200, {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 0,
+      model: body.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: tokens.join('') }, finish_reason: 'stop' }],
+      usage: FAKE_USAGE,
+    });
+  };
+
+  private async stream(request: RecordedRequest, response: ServerResponse, model: string, tokens: string[]): Promise<void> {
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const chunk = (choices: unknown[], usage: unknown = null) =>
+      response.write(`data: ${JSON.stringify({ id: 'chatcmpl-2', object: 'chat.completion.chunk', created: 0, model, choices, usage })}\n\n`);
+    chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
+    if (this.holdStreamOpen) {
+      for (const text of tokens.slice(0, 2)) chunk([{ index: 0, delta: { content: text }, finish_reason: null }]);
+      return request.clientGone; // the test checks that the service closes this connection
+    }
+    for (const text of tokens) chunk([{ index: 0, delta: { content: text }, finish_reason: null }]);
+    chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]);
+    chunk([], FAKE_USAGE);
+    response.end('data: [DONE]\n\n');
+  }
+}
+
+/** The first `[source#n]` passage label of the prompt, cited, then an invented one. */
+function answerTokens(body: ChatBody): string[] {
+  const prompt = body.messages.map((message) => message.content).join('\n');
+  const label = /^\[([^\]\n]+#\d+)\]$/m.exec(prompt)?.[1] ?? 'none#0';
+  return ['According ', 'to the ', 'handbook, ', 'yes ', `[${label}]`, '. See ', `[${INVENTED_LABEL}]`, '.'];
+}
+
+export function gatewayError(response: ServerResponse, status: number, message: string): void {
+  sendJson(response, status, { error: { message, type: 'server_error', code: status } });
+}

@@ -1,0 +1,113 @@
+/**
+ * The production path in process: the real app with TeiEmbedder, TeiReranker, QdrantStore and
+ * OpenAiGatewayChatModel, each pointed at a local fake that answers as the real API documents, behind
+ * a switch that can make it refuse, hang, fail or answer garbage. The handbook is ingested with the real
+ * ingest() pipeline first.
+ */
+import {
+  Answerer,
+  ConverterRegistry,
+  createLogger,
+  ingest,
+  LocalDirectorySource,
+  MarkdownPassthrough,
+  OpenAiGatewayChatModel,
+  QdrantStore,
+  Retriever,
+  TeiEmbedder,
+  TeiReranker,
+  Telemetry,
+  type IngestSummary,
+} from '@rag/core';
+import type { FastifyInstance } from 'fastify';
+import { closeFakeServers } from '../../../packages/core/test/adapters/fake-server.ts';
+import { buildApp } from '../src/app.ts';
+import { readinessChecks } from '../src/readiness-checks.ts';
+import { StoreGate } from '../src/store-gate.ts';
+import { FakeGateway, gatewayError } from './fakes/fake-gateway.ts';
+import { FakeQdrant, qdrantError } from './fakes/fake-qdrant.ts';
+import { teiEmbed, teiError, teiRerank } from './fakes/fake-tei.ts';
+import { SwitchableServer } from './fakes/fault-switch.ts';
+import { handbookFolder } from './test-stack.ts';
+
+export const EMBED_MODEL = 'fake/hashed-bag-of-words';
+export const GATEWAY_MODEL = 'qwen3-4b-cpu';
+export const KEYS = { embed: 'embed-key-abcdefgh', rerank: 'rerank-key-abcdefgh', gateway: 'gateway-key-abcdefgh' };
+
+export type Dependency = 'store' | 'embed' | 'rerank' | 'gateway';
+
+export interface ProductionStack {
+  baseUrl: string;
+  qdrant: FakeQdrant;
+  gateway: FakeGateway;
+  servers: Record<Dependency, SwitchableServer>;
+  ingestSummary: IngestSummary;
+  rerankCandidates: number;
+  /** Another app on the same adapters with a fresh, unopened gate: a service that starts now. */
+  startAnotherApp(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startProductionStack(options: { timeoutMs?: number; rerankCandidates?: number } = {}): Promise<ProductionStack> {
+  const qdrant = new FakeQdrant();
+  const gateway = new FakeGateway();
+  const servers: Record<Dependency, SwitchableServer> = {
+    store: await SwitchableServer.start(qdrant.handle, (res) => qdrantError(res, 500, 'Service internal error: storage failure')),
+    embed: await SwitchableServer.start(teiEmbed, (res) => teiError(res, 500, 'Backend error', 'backend')),
+    rerank: await SwitchableServer.start(teiRerank, (res) => teiError(res, 500, 'Backend error', 'backend')),
+    gateway: await SwitchableServer.start(gateway.handle, (res) => gatewayError(res, 500, 'upstream failure')),
+  };
+  // Small deadlines and one fast retry: a fault shows within a second, and a retry is still exercised.
+  const call = { timeoutMs: options.timeoutMs ?? 5_000, retries: 1, minBackoffMs: 5 };
+  const rerankCandidates = options.rerankCandidates ?? 4;
+  const logger = createLogger('silent');
+  const telemetry = new Telemetry();
+  const store = new QdrantStore({ url: servers.store.url, collection: 'docs-v2', ...call });
+  const embedder = new TeiEmbedder({ url: servers.embed.url, apiKey: KEYS.embed, model: EMBED_MODEL, batchSize: 8, ...call });
+  const reranker = new TeiReranker({ url: servers.rerank.url, apiKey: KEYS.rerank, model: 'fake-reranker', ...call });
+  const chatModel = new OpenAiGatewayChatModel({ url: servers.gateway.url, apiKey: KEYS.gateway, model: GATEWAY_MODEL, ...call });
+
+  const serve = async (gate: StoreGate): Promise<{ app: FastifyInstance; url: string }> => {
+    const retriever = new Retriever({ store, embedder, reranker, rerankCandidates, telemetry });
+    const answerer = new Answerer({ retriever, chatModel, telemetry });
+    const checks = readinessChecks({ gate, store, embedder, reranker, chatModel });
+    const app = buildApp({ retriever, answerer, telemetry, readinessChecks: checks, storeGate: gate, defaultK: 5, logger });
+    return { app, url: await app.listen({ port: 0, host: '127.0.0.1' }) };
+  };
+
+  const gate = new StoreGate(store, embedder);
+  await gate.ready();
+  const ingestSummary = await ingest({
+    source: new LocalDirectorySource(handbookFolder),
+    store,
+    embedder,
+    converters: new ConverterRegistry([new MarkdownPassthrough()]),
+    chunking: { chunkSize: 1200, chunkOverlap: 200 },
+    embedBatchSize: 8,
+    concurrency: 2,
+    prune: true,
+    dryRun: false,
+    logger,
+  });
+  const apps: FastifyInstance[] = [];
+  const main = await serve(gate);
+  apps.push(main.app);
+  return {
+    baseUrl: main.url,
+    qdrant,
+    gateway,
+    servers,
+    ingestSummary,
+    rerankCandidates,
+    async startAnotherApp() {
+      const another = await serve(new StoreGate(store, embedder));
+      apps.push(another.app);
+      return another.url;
+    },
+    async close() {
+      await Promise.all(apps.map((app) => app.close()));
+      await telemetry.shutdown();
+      await closeFakeServers();
+    },
+  };
+}

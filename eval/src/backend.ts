@@ -1,0 +1,28 @@
+/** What the runner needs from a retrieval system, whether it is reached over HTTP or built in process. */
+
+export interface EvalPassage {
+  source: string;
+  headingPath: string;
+  chunkIndex: number;
+  text: string;
+  /** `score` of /search: the rerank score when a reranker runs, otherwise the fusion (sparse-only: BM25) score. */
+  score: number;
+}
+
+export interface ChatReply {
+  answer: string;
+  citations: Array<{ source: string; chunkIndex: number }>;
+  unknownCitations: string[];
+  mode: string;
+}
+
+export interface EvalBackend {
+  /** One line for the report: where the numbers come from. */
+  readonly description: string;
+  search(query: string, k: number): Promise<EvalPassage[]>;
+  chat(query: string): Promise<ChatReply>;
+  close(): Promise<void>;
+}
+
+/** /search refuses k above 50; the golden-set runner reads this deep. */
+export const SEARCH_DEPTH = 10;

@@ -1,0 +1,171 @@
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createChatModel, createLogger, isRagError, loadConfig, type Config, type Logger } from '@rag/core';
+import { evaluateAnswers, type AnswerEvaluation } from './answers.ts';
+import type { EvalBackend } from './backend.ts';
+import { assertBeirDir, beirDocuments, beirFiles, readQrels, readQueries, runBeirQueries } from './beir.ts';
+import { beirMarkdown } from './beir-report.ts';
+import { EmbeddedIndex } from './embedded-index.ts';
+import { GoldenSetError, loadGoldenSet, type GoldenSet } from './golden-set.ts';
+import { HttpBackend } from './http-backend.ts';
+import { goldenMarkdown, readNotes, writeReport } from './report.ts';
+import { runGoldenSet, type Gate } from './runner.ts';
+
+const USAGE = `Usage:
+  pnpm eval --questions eval/golden/<set>.yaml [--questions ...] [--url http://127.0.0.1:8090]
+            [--report eval/reports/<name>.md | --report-dir eval/reports] [--min-hit5 0.9] [--min-mrr 0.75]
+            [--min-score X] [--answers]
+  pnpm eval --beir <dir> [--report eval/reports/<name>.md]
+
+--questions   a golden set (YAML); repeat for several. Without --url the set's \`corpus:\` is ingested
+              into a temporary index and searched in process, with the adapters the environment configures.
+--url         evaluate a running service through POST /search (and /chat with --answers) instead
+--report      write the report as Markdown and JSON beside it (one set); --report-dir: <dir>/<set>.md each
+--min-hit5, --min-mrr   the gate (defaults 0.9 and 0.75): exit 1 when a set falls below it
+--min-score   a RAG_MIN_SCORE to evaluate (default: RAG_MIN_SCORE of the environment)
+--answers     also evaluate /chat answers (needs GATEWAY_URL; the same gateway judges faithfulness); never gates
+--beir        run a BEIR dataset (corpus.jsonl, queries.jsonl, qrels/test.tsv) in process: nDCG@10, Recall@100`;
+
+/** The repository root: golden sets name their corpus relative to it. */
+export const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+class UsageError extends Error {}
+
+function parseFraction(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number < 0 || number > 1) throw new UsageError(`${name} must be a number between 0 and 1, got "${value}"`);
+  return number;
+}
+
+function parseScore(value: string | undefined, fallback: number | undefined): number | undefined {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number < 0) throw new UsageError(`--min-score must be a number ≥ 0, got "${value}"`);
+  return number;
+}
+
+async function backendFor(set: GoldenSet, url: string | undefined, config: Config, logger: Logger): Promise<EvalBackend> {
+  if (url) return new HttpBackend(url);
+  if (!set.corpus) throw new UsageError(`${set.file} names no corpus: add a top-level \`corpus:\` (see README, Evaluation) or pass --url`);
+  const index = await EmbeddedIndex.open(config, logger);
+  try {
+    await index.ingestFolder(set.corpus);
+  } catch (error) {
+    await index.close();
+    throw error;
+  }
+  return index;
+}
+
+async function evaluateSet(file: string, options: { url: string | undefined; report: string | undefined; gate: Gate; minScore: number | undefined; answers: boolean }, config: Config, logger: Logger): Promise<boolean> {
+  const set = await loadGoldenSet(resolve(file), repositoryRoot);
+  set.file = file;
+  const backend = await backendFor(set, options.url, config, logger);
+  try {
+    const result = await runGoldenSet(set, backend, options.gate, options.minScore);
+    let answers: AnswerEvaluation | undefined;
+    if (options.answers) {
+      const judge = createChatModel(config);
+      if (!judge) throw new UsageError('--answers needs GATEWAY_URL: the gateway answers (in process) and judges faithfulness');
+      answers = await evaluateAnswers(set, backend, judge, config.TOP_K, `${config.GATEWAY_URL} (${config.GATEWAY_MODEL})`);
+    }
+    const notes = options.report ? await readNotes(options.report) : undefined;
+    const markdown = goldenMarkdown(result, answers, notes);
+    process.stdout.write(`${markdown}\n`);
+    if (options.report) {
+      const written = await writeReport(options.report, markdown, { ...result, answers });
+      process.stdout.write(`Wrote ${written.markdown} and ${written.json}\n\n`);
+    }
+    return result.gate.passed;
+  } finally {
+    await backend.close();
+  }
+}
+
+async function evaluateBeir(dir: string, report: string | undefined, config: Config, logger: Logger): Promise<void> {
+  assertBeirDir(dir);
+  const files = beirFiles(dir);
+  const qrels = await readQrels(files.qrels);
+  const queries = await readQueries(files.queries, new Set(qrels.keys()));
+  const index = await EmbeddedIndex.open(config, logger);
+  try {
+    const started = performance.now();
+    let documents = 0;
+    const counted = (async function* () {
+      for await (const document of beirDocuments(dir)) {
+        documents += 1;
+        yield document;
+      }
+    })();
+    const chunks = await index.indexDocuments(counted);
+    const indexSeconds = (performance.now() - started) / 1000;
+    process.stderr.write(`indexed ${documents} documents (${chunks} chunks) in ${indexSeconds.toFixed(1)} s\n`);
+    const dataset = dir.replace(/\/+$/, '').replace(/^.*\//, '');
+    const result = await runBeirQueries(dataset, index, queries, qrels, { documents, chunks });
+    const notes = report ? await readNotes(report) : undefined;
+    const markdown = beirMarkdown(result, indexSeconds, notes);
+    process.stdout.write(`${markdown}\n`);
+    if (report) {
+      const written = await writeReport(report, markdown, { ...result, indexSeconds });
+      process.stdout.write(`Wrote ${written.markdown} and ${written.json}\n`);
+    }
+  } finally {
+    await index.close();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      questions: { type: 'string', multiple: true },
+      url: { type: 'string' },
+      report: { type: 'string' },
+      'report-dir': { type: 'string' },
+      'min-hit5': { type: 'string' },
+      'min-mrr': { type: 'string' },
+      'min-score': { type: 'string' },
+      answers: { type: 'boolean', default: false },
+      beir: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const config = loadConfig();
+  const logger = createLogger(process.env['LOG_LEVEL'] ? config.LOG_LEVEL : 'warn');
+  if (values.beir) {
+    if (values.url || values.questions) throw new UsageError('--beir runs in process on its own: drop --questions and --url');
+    await evaluateBeir(values.beir, values.report, config, logger);
+    return 0;
+  }
+  const files = values.questions ?? [];
+  if (files.length === 0) throw new UsageError('give --questions <golden set> or --beir <dir>');
+  if (values.report && files.length > 1) throw new UsageError('--report names one report: with several sets use --report-dir');
+  const gate: Gate = { minHit5: parseFraction(values['min-hit5'], '--min-hit5', 0.9), minMrr: parseFraction(values['min-mrr'], '--min-mrr', 0.75) };
+  const minScore = parseScore(values['min-score'], config.RAG_MIN_SCORE);
+  let passed = true;
+  for (const file of files) {
+    const name = file.replace(/^.*\//, '').replace(/\.ya?ml$/, '');
+    const report = values.report ?? (values['report-dir'] ? `${values['report-dir'].replace(/\/+$/, '')}/${name}.md` : undefined);
+    const ok = await evaluateSet(file, { url: values.url, report, gate, minScore, answers: values.answers }, config, logger);
+    if (!ok) process.stderr.write(`Gate failed for ${file}\n`);
+    passed &&= ok;
+  }
+  return passed ? 0 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError) process.stderr.write(`${error.message}\n\n${USAGE}\n`);
+    else if (error instanceof GoldenSetError) process.stderr.write(`${error.message}\n`);
+    else if (isRagError(error)) process.stderr.write(`${error.code}: ${error.message}\n`);
+    else process.stderr.write(`${String((error as Error)?.stack ?? error)}\n`);
+    process.exit(2);
+  },
+);

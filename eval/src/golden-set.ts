@@ -1,0 +1,116 @@
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { z, type ZodIssue } from 'zod';
+
+/**
+ * A golden set: `questions: [{question, expected_source, expected_substring?}]` (the seed's format,
+ * `expected_source: none` for out-of-scope, optional `kind` to group them in the report), plus an optional `corpus` telling the in-process mode
+ * what to ingest: a folder relative to the repository root, or `{path, include}`.
+ */
+const nonEmpty = z.string().trim().min(1, 'must be a non-empty string');
+
+const questionSchema = z
+  .object({
+    question: nonEmpty,
+    expected_source: nonEmpty,
+    expected_substring: nonEmpty.optional(),
+    kind: nonEmpty.optional(),
+  })
+  .strict();
+
+const corpusSchema = z.union([
+  nonEmpty.transform((path) => ({ path, include: undefined as string[] | undefined })),
+  z.object({ path: nonEmpty, include: z.array(nonEmpty).min(1).optional() }).strict(),
+]);
+
+const goldenSchema = z
+  .object({
+    corpus: corpusSchema.optional(),
+    questions: z.array(questionSchema).min(1, 'needs at least one question'),
+  })
+  .strict();
+
+export const OUT_OF_SCOPE = 'none';
+
+export interface GoldenQuestion {
+  /** 1-based position in the file, as error messages and reports name it. */
+  number: number;
+  question: string;
+  /** `undefined` for an out-of-scope question (`expected_source: none`). */
+  expectedSource: string | undefined;
+  expectedSubstring: string | undefined;
+  /** Optional label (e.g. paraphrase, identifier, out-of-scope) the report breaks the metrics down by. */
+  kind: string | undefined;
+}
+
+export interface GoldenCorpus {
+  /** Absolute folder. */
+  root: string;
+  include: string[] | undefined;
+}
+
+export interface GoldenSet {
+  name: string;
+  file: string;
+  corpus: GoldenCorpus | undefined;
+  questions: GoldenQuestion[];
+}
+
+export class GoldenSetError extends Error {
+  constructor(file: string, problems: string[]) {
+    super(`Invalid golden set ${file}:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'GoldenSetError';
+  }
+}
+
+/** `questions.3.expected_source` → `question 4 (expected_source)`: people count from 1. */
+function describeIssue(issue: ZodIssue): string {
+  const [first, index, ...rest] = issue.path;
+  if (first === 'questions' && typeof index === 'number') {
+    const field = rest.length > 0 ? ` (${rest.join('.')})` : '';
+    return `question ${index + 1}${field}: ${issue.message}`;
+  }
+  return `${issue.path.length > 0 ? issue.path.join('.') : 'file'}: ${issue.message}`;
+}
+
+/** Parses and validates a golden set's text; `repositoryRoot` anchors a relative `corpus` path. */
+export function parseGoldenSet(text: string, file: string, repositoryRoot: string): GoldenSet {
+  let data: unknown;
+  try {
+    data = parse(text);
+  } catch (error) {
+    throw new GoldenSetError(file, [`not valid YAML: ${(error as Error).message}`]);
+  }
+  const parsed = goldenSchema.safeParse(data);
+  if (!parsed.success) throw new GoldenSetError(file, parsed.error.issues.map(describeIssue));
+  const { corpus, questions } = parsed.data;
+  const problems = questions.flatMap((entry, index) =>
+    entry.expected_source === OUT_OF_SCOPE && entry.expected_substring
+      ? [`question ${index + 1} (expected_substring): an out-of-scope question (expected_source: none) cannot expect a substring`]
+      : [],
+  );
+  if (problems.length > 0) throw new GoldenSetError(file, problems);
+  return {
+    name: file.replace(/^.*\//, '').replace(/\.ya?ml$/, ''),
+    file,
+    corpus: corpus ? { root: isAbsolute(corpus.path) ? corpus.path : resolve(repositoryRoot, corpus.path), include: corpus.include } : undefined,
+    questions: questions.map((entry, index) => ({
+      number: index + 1,
+      question: entry.question,
+      expectedSource: entry.expected_source === OUT_OF_SCOPE ? undefined : entry.expected_source,
+      expectedSubstring: entry.expected_substring,
+      kind: entry.kind,
+    })),
+  };
+}
+
+export async function loadGoldenSet(file: string, repositoryRoot: string): Promise<GoldenSet> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new GoldenSetError(file, [`cannot be read: ${(error as Error).message}`]);
+  }
+  return parseGoldenSet(text, file, repositoryRoot);
+}

@@ -1,0 +1,64 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const repository = resolve(import.meta.dirname, '../..');
+const tsx = resolve(repository, 'node_modules/.bin/tsx');
+
+async function evalCli(args: string[], env: NodeJS.ProcessEnv = {}) {
+  try {
+    const { stdout, stderr } = await run(tsx, ['eval/src/cli.ts', ...args], { cwd: repository, env: { ...process.env, LOG_LEVEL: 'silent', ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+let out: string;
+beforeAll(async () => {
+  out = await mkdtemp(join(tmpdir(), 'rag-eval-cli-'));
+});
+afterAll(async () => {
+  await rm(out, { recursive: true, force: true });
+});
+
+describe('pnpm eval (the CLI as a subprocess)', () => {
+  it('exits 0 when the gate passes, and writes the Markdown report with its JSON beside it', async () => {
+    const result = await evalCli(['--questions', 'eval/test/fixtures/mini.yaml', '--report', join(out, 'mini.md')], { RAG_DATA_DIR: out });
+    expect(result.stderr).not.toContain('Gate failed');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('# Evaluation: mini');
+    const markdown = await readFile(join(out, 'mini.md'), 'utf8');
+    expect(markdown).toContain('| all in-scope | 4 | 1.000 | 1.000 | 1.000 |');
+    const json = JSON.parse(await readFile(join(out, 'mini.json'), 'utf8'));
+    expect(json.gate.passed).toBe(true);
+    expect(json.questions).toHaveLength(5);
+  });
+
+  it('exits 1 when the gate fails', async () => {
+    const result = await evalCli(['--questions', 'eval/test/fixtures/failing.yaml'], { RAG_DATA_DIR: out });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Gate failed for eval/test/fixtures/failing.yaml');
+  });
+
+  it('passes a gate of 1.0 when every answer ranks first (the thresholds are read from the flags)', async () => {
+    const result = await evalCli(['--questions', 'eval/test/fixtures/mini.yaml', '--min-hit5', '1', '--min-mrr', '1'], { RAG_DATA_DIR: out });
+    expect(result.code).toBe(0);
+  });
+
+  it('exits 2 with the question number when the golden set is invalid, and on bad flags', async () => {
+    const invalid = join(out, 'invalid.yaml');
+    await writeFile(invalid, 'questions:\n  - {question: ok, expected_source: a.md}\n  - {question: missing source}\n');
+    const result = await evalCli(['--questions', invalid]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('question 2 (expected_source): Required');
+    const badGate = await evalCli(['--questions', 'eval/test/fixtures/mini.yaml', '--min-hit5', '90']);
+    expect(badGate.code).toBe(2);
+    expect(badGate.stderr).toContain('--min-hit5 must be a number between 0 and 1');
+  });
+});

@@ -1,0 +1,72 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { GoldenSetError, loadGoldenSet, parseGoldenSet } from '../src/golden-set.ts';
+
+const root = '/repo';
+
+function problemsOf(text: string): string {
+  try {
+    parseGoldenSet(text, 'set.yaml', root);
+  } catch (error) {
+    expect(error).toBeInstanceOf(GoldenSetError);
+    return (error as Error).message;
+  }
+  throw new Error('expected the golden set to be refused');
+}
+
+describe('golden set validation', () => {
+  it('reads the seed format, out-of-scope as none, and a corpus folder', () => {
+    const set = parseGoldenSet(
+      ['corpus: eval/corpora/x', 'questions:', '  - {question: a?, expected_source: docs/a.md, expected_substring: Alpha}', '  - {question: b?, expected_source: none}'].join('\n'),
+      'sets/mine.yaml',
+      root,
+    );
+    expect(set.name).toBe('mine');
+    expect(set.corpus).toEqual({ root: '/repo/eval/corpora/x', include: undefined });
+    expect(set.questions).toEqual([
+      { number: 1, question: 'a?', expectedSource: 'docs/a.md', expectedSubstring: 'Alpha', kind: undefined },
+      { number: 2, question: 'b?', expectedSource: undefined, expectedSubstring: undefined, kind: undefined },
+    ]);
+  });
+
+  it('reads a corpus with include', () => {
+    const set = parseGoldenSet('corpus: {path: ., include: [README.md, docs]}\nquestions: [{question: q, expected_source: README.md}]', 's.yaml', root);
+    expect(set.corpus).toEqual({ root: '/repo', include: ['README.md', 'docs'] });
+  });
+
+  it('names the question number (from 1) and the field of each problem', () => {
+    const message = problemsOf(
+      ['questions:', '  - {question: fine, expected_source: a.md}', '  - {question: "", expected_source: a.md}', '  - {question: no source}'].join('\n'),
+    );
+    expect(message).toContain('set.yaml');
+    expect(message).toContain('question 2 (question): must be a non-empty string');
+    expect(message).toContain('question 3 (expected_source): Required');
+  });
+
+  it('refuses unknown fields (a typo would silently drop a check)', () => {
+    expect(problemsOf('questions:\n  - {question: q, expected_source: a.md, expected_substr: x}')).toContain('question 1: Unrecognized key(s) in object: \'expected_substr\'');
+  });
+
+  it('refuses a substring on an out-of-scope question', () => {
+    expect(problemsOf('questions:\n  - {question: q, expected_source: none, expected_substring: x}')).toContain('question 1 (expected_substring)');
+  });
+
+  it('refuses a file without questions, and YAML that does not parse', () => {
+    expect(problemsOf('corpus: .')).toContain('questions: Required');
+    expect(problemsOf('questions: []')).toContain('needs at least one question');
+    expect(problemsOf('questions: [unclosed')).toContain('not valid YAML');
+  });
+
+  it('says which file cannot be read', async () => {
+    await expect(loadGoldenSet(resolve('/nonexistent/set.yaml'), root)).rejects.toThrow(/set\.yaml:\n {2}- cannot be read/);
+  });
+
+  it('accepts the committed golden sets', async () => {
+    const repository = resolve(import.meta.dirname, '../..');
+    for (const name of ['project-docs', 'nimbus-faq']) {
+      const set = await loadGoldenSet(resolve(repository, `eval/golden/${name}.yaml`), repository);
+      expect(set.corpus, name).toBeDefined();
+      expect(set.questions.some((question) => question.expectedSource === undefined), name).toBe(true);
+    }
+  });
+});

@@ -5,9 +5,12 @@ import { runIngest } from './run-ingest.ts';
 
 const USAGE = `Usage: pnpm ingest [SOURCE] [--dry-run] [--no-prune]
 
-SOURCE   a folder (indexed recursively); without it, GCS_BUCKET/GCS_PREFIX when set
+SOURCE   a folder (indexed recursively) or gs://bucket/prefix; without it, GCS_BUCKET/GCS_PREFIX
 --default-corpus  the project's own README.md and docs/ (what \`pnpm start\` indexes)
 --dry-run         list each document with its chunk count; write nothing
+
+Formats: .md .markdown .html .htm .pdf .docx .pptx (PDF/DOCX/PPTX through docling-serve when
+DOCLING_URL is set); other files are skipped and counted.
 --no-prune        keep the points of documents that are no longer in the source
 
 Ends with: done: N files, M chunks, U upserts, D deletes, S skipped, E errors (exit 1 when E > 0).`;
@@ -38,7 +41,10 @@ async function main(): Promise<number> {
     defaultCorpus: values['default-corpus'] ? { root: repositoryRoot, include: ['README.md', 'docs'] } : undefined,
     dryRun: values['dry-run'],
     prune: !values['no-prune'],
+    progressStream: process.stderr,
+    onPlanned: (uri, chunks) => process.stdout.write(`${chunks}\t${uri}\n`),
   });
+  for (const failure of summary.failures) process.stderr.write(`failed: ${failure.uri}: ${failure.reason}\n`);
   process.stdout.write(`${summary.toLine()}\n`);
   return summary.errors > 0 ? 1 : 0;
 }

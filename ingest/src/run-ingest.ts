@@ -1,32 +1,43 @@
 import {
-  ConverterRegistry,
+  createConverters,
   createEmbedder,
   createStore,
+  GcsSource,
   ingest,
   LocalDirectorySource,
-  MarkdownPassthrough,
+  parseGcsUri,
   RagError,
   type Config,
   type DocumentSource,
   type IngestSummary,
   type Logger,
 } from '@rag/core';
-import { progressReporter } from './progress.ts';
+import { startProgress } from './progress.ts';
 
 export interface RunIngestOptions {
   config: Config;
   logger: Logger;
-  /** A folder path; absent means the GCS bucket of the config, or the default corpus. */
+  /** A folder path or gs://bucket/prefix; absent means the GCS bucket of the config, or the default corpus. */
   sourceArgument: string | undefined;
   defaultCorpus?: { root: string; include: string[] } | undefined;
   dryRun: boolean;
   prune: boolean;
+  /** A progress bar on this stream when it is a terminal; JSON log lines otherwise. */
+  progressStream?: NodeJS.WriteStream | undefined;
+  /** Dry run: each document with its chunk count. */
+  onPlanned?: (uri: string, chunks: number) => void;
 }
 
-export function chooseSource(options: RunIngestOptions): DocumentSource {
+export function chooseSource(options: Pick<RunIngestOptions, 'config' | 'sourceArgument' | 'defaultCorpus'>): DocumentSource {
   if (options.defaultCorpus) return new LocalDirectorySource(options.defaultCorpus.root, { include: options.defaultCorpus.include });
-  if (options.sourceArgument) return new LocalDirectorySource(options.sourceArgument);
-  throw new RagError('RAG_SOURCE_UNAVAILABLE', 'Give a folder to ingest: pnpm ingest ./docs');
+  if (options.sourceArgument) {
+    const bucket = parseGcsUri(options.sourceArgument);
+    if (bucket) return new GcsSource(bucket);
+    if (options.sourceArgument.startsWith('gs://')) throw new RagError('RAG_SOURCE_UNAVAILABLE', `"${options.sourceArgument}" names no bucket: use gs://bucket/prefix.`);
+    return new LocalDirectorySource(options.sourceArgument);
+  }
+  if (options.config.GCS_BUCKET) return new GcsSource({ bucket: options.config.GCS_BUCKET, prefix: options.config.GCS_PREFIX });
+  throw new RagError('RAG_SOURCE_UNAVAILABLE', 'Give a folder or bucket to ingest (pnpm ingest ./docs, pnpm ingest gs://bucket/prefix), or set GCS_BUCKET.');
 }
 
 /** The ingest job's wiring: config → source, converters, embedder, store → sync → summary. */
@@ -38,23 +49,27 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
   await store.open(embedder ? await embedder.describe() : null);
   const started = performance.now();
   logger.info({ source: source.description, store: store.name, collection: config.collection, dryRun: options.dryRun }, 'ingest started');
+  const progress = startProgress(logger, options.progressStream);
   try {
     const summary = await ingest({
       source,
       store,
       embedder,
-      converters: new ConverterRegistry([new MarkdownPassthrough()]),
+      converters: createConverters(config),
       chunking: { chunkSize: config.CHUNK_SIZE, chunkOverlap: config.CHUNK_OVERLAP },
       embedBatchSize: config.EMBED_BATCH_SIZE,
       concurrency: config.INGEST_CONCURRENCY,
       prune: options.prune,
       dryRun: options.dryRun,
       logger,
-      onDocument: progressReporter(logger),
+      onDocument: progress.update,
+      onPlanned: options.onPlanned,
     });
+    progress.stop();
     logger.info({ seconds: (performance.now() - started) / 1000, embedCalls: summary.embedCalls, unchanged: summary.unchanged, unsupported: summary.unsupported }, 'ingest finished');
     return summary;
   } finally {
+    progress.stop();
     await store.close();
   }
 }

@@ -1,6 +1,9 @@
+import type { ErrorCode } from '../errors.ts';
+
 export interface IngestFailure {
   uri: string;
   reason: string;
+  code: ErrorCode;
 }
 
 /** What an ingest run did; `toLine()` is the job's last line, which operators grep for. */

@@ -3,7 +3,7 @@ import { chunkMarkdown } from '../chunking/chunk-markdown.ts';
 import type { ConverterRegistry } from '../converters/converter-registry.ts';
 import type { IndexedDocument } from '../domain.ts';
 import type { Embedder } from '../embedders/embedder.ts';
-import { RagError } from '../errors.ts';
+import { isRagError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { DocumentSource, SourceDocument } from '../sources/document-source.ts';
 import type { VectorStore } from '../stores/vector-store.ts';
@@ -24,6 +24,8 @@ export interface IngestOptions {
   dryRun: boolean;
   logger: Logger;
   onDocument?: (uri: string, summary: IngestSummary) => void;
+  /** In a dry run, each document with the number of chunks it would have. */
+  onPlanned?: (uri: string, chunks: number) => void;
   signal?: AbortSignal;
 }
 
@@ -38,13 +40,18 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const seen = new Set<string>();
   const limit = pLimit(options.concurrency);
   const pending: Promise<void>[] = [];
-  for await (const document of options.source.list(options.signal)) {
-    summary.files += 1;
-    seen.add(document.uri);
-    pending.push(limit(() => syncDocumentSafely(document, indexed.get(document.uri), options, summary)));
+  try {
+    for await (const document of options.source.list(options.signal)) {
+      summary.files += 1;
+      seen.add(document.uri);
+      pending.push(limit(() => syncDocumentSafely(document, indexed.get(document.uri), options, summary)));
+    }
+  } finally {
+    // Even when the listing fails, documents in flight finish before the caller closes the store;
+    // the error then propagates and nothing is pruned: an incomplete listing says nothing of deletions.
+    await Promise.all(pending);
   }
-  await Promise.all(pending);
-  if (options.prune && !options.dryRun) await pruneDeleted(indexed, seen, options, summary);
+  if (options.prune) await pruneDeleted(indexed, seen, options, summary);
   return summary;
 }
 
@@ -58,8 +65,9 @@ async function syncDocumentSafely(
     await syncDocument(document, previous, options, summary);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    summary.failures.push({ uri: document.uri, reason });
-    options.logger.error({ uri: document.uri, reason, code: (error as RagError).code }, 'document failed');
+    const code = isRagError(error) ? error.code : 'RAG_INTERNAL';
+    summary.failures.push({ uri: document.uri, reason, code });
+    options.logger.error({ uri: document.uri, reason, code }, 'document failed');
   } finally {
     options.onDocument?.(document.uri, summary);
   }
@@ -93,6 +101,7 @@ async function syncDocument(
   summary.chunks += chunks.length;
   if (options.dryRun) {
     options.logger.info({ uri: document.uri, chunks: chunks.length }, 'dry run');
+    options.onPlanned?.(document.uri, chunks.length);
     return;
   }
   const version = { contentHash, sourceVersion: document.sourceVersion };
@@ -106,16 +115,32 @@ async function syncDocument(
   summary.deletes += staleIds.length;
 }
 
+/**
+ * Deletes the points of documents the source no longer lists, once every other document was
+ * written. A failed write (store, embedder, source) blocks pruning: the failed document may be the
+ * new name of a deleted one, whose points are then the only copy. An unreadable document does not:
+ * it keeps its own points, and a scanned PDF must not stop a bucket from ever being pruned.
+ */
 async function pruneDeleted(
   indexed: Map<string, IndexedDocument>,
   seen: Set<string>,
   options: IngestOptions,
   summary: IngestSummary,
 ): Promise<void> {
-  for (const [source, document] of indexed) {
-    if (seen.has(source)) continue;
+  const deleted = [...indexed.values()].filter((document) => !seen.has(document.source));
+  if (deleted.length === 0) return;
+  const writeFailures = summary.failures.filter((failure) => failure.code !== 'RAG_DOCUMENT_UNREADABLE').length;
+  if (writeFailures > 0) {
+    options.logger.warn({ deletedDocuments: deleted.length, writeFailures }, 'prune skipped because documents failed to be written; the next clean run prunes');
+    return;
+  }
+  for (const document of deleted) {
+    if (options.dryRun) {
+      options.logger.info({ uri: document.source, chunks: document.chunkIds.length }, 'dry run: would prune deleted document');
+      continue;
+    }
     await options.store.deleteByIds(document.chunkIds);
     summary.deletes += document.chunkIds.length;
-    options.logger.info({ uri: source, chunks: document.chunkIds.length }, 'pruned deleted document');
+    options.logger.info({ uri: document.source, chunks: document.chunkIds.length }, 'pruned deleted document');
   }
 }

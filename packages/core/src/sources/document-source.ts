@@ -2,10 +2,12 @@
 export interface SourceDocument {
   /** Stable identifier used as the chunk source: a relative path for a folder, gs://bucket/name for GCS. */
   uri: string;
-  /** Version the source reports (GCS generation, file mtime+size); changes when the document changes. */
+  /**
+   * What the source says about the content without reading it: the same value means the same
+   * content, so the document is skipped unread (GCS `md5:<md5Hash>`, else `generation:<n>`; a
+   * file's mtime and size). A different value only means "read it and compare the content hash".
+   */
   sourceVersion?: string | undefined;
-  /** Content hash the source reports without a download (GCS md5Hash), when it has one. */
-  sourceHash?: string | undefined;
   read(signal?: AbortSignal): Promise<Buffer>;
 }
 

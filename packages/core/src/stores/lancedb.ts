@@ -95,6 +95,12 @@ export class LanceDbStore implements VectorStore {
         chunkIds: [],
       };
       document.chunkIds.push(id);
+      // Chunks of two versions: a run stopped between an upsert and its stale deletes. No version
+      // then matches, so the next run re-syncs the document and deletes the leftovers (as Qdrant does).
+      if (document.contentHash !== payload.contentHash || document.sourceVersion !== payload.sourceVersion) {
+        document.contentHash = '';
+        document.sourceVersion = undefined;
+      }
       documents.set(payload.source, document);
     }
     return [...documents.values()];

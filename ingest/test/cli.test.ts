@@ -1,0 +1,109 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeGcsServer } from '../../packages/core/test/ingest/fake-gcs-server.ts';
+import { corruptPdf } from '../../packages/core/test/ingest/fixture-documents.ts';
+import { guide, makeCorpus } from '../../packages/core/test/ingest/fixture-folder.ts';
+
+const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  lastLine: string;
+}
+
+let dataDir: string;
+let corpus: Awaited<ReturnType<typeof makeCorpus>>;
+
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'rag-cli-data-'));
+  corpus = await makeCorpus();
+});
+
+afterEach(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+  await corpus.remove();
+});
+
+/** `pnpm ingest ARGS` as a user runs it, on the embedded default (LanceDB, no services). */
+function ingestCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('pnpm', ['exec', 'tsx', 'ingest/src/cli.ts', ...args], {
+      cwd: repositoryRoot,
+      env: { ...process.env, RAG_DATA_DIR: dataDir, LOG_LEVEL: 'warn', QDRANT_URL: '', EMBED_URL: '', EMBED_MODEL: '', DOCLING_URL: '', GCS_BUCKET: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (part: Buffer) => (stdout += part.toString()));
+    child.stderr.on('data', (part: Buffer) => (stderr += part.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr, lastLine: stdout.trimEnd().split('\n').at(-1) ?? '' }));
+  });
+}
+
+describe('pnpm ingest', () => {
+  it('exits 1 with E = 1 for a corrupt file, indexes the rest, and re-runs as a no-op', async () => {
+    await writeFile(join(corpus.folder, 'broken.pdf'), corruptPdf());
+
+    const first = await ingestCli([corpus.folder]);
+
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.lastLine).toMatch(/^done: 7 files, (\d+) chunks, \1 upserts, 0 deletes, 1 skipped, 1 errors$/);
+    expect(first.stderr).toContain('failed: broken.pdf: The document could not be converted to text. (not a readable PDF');
+
+    await rm(join(corpus.folder, 'broken.pdf'));
+    const rerun = await ingestCli([corpus.folder]);
+
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.lastLine).toBe('done: 6 files, 0 chunks, 0 upserts, 0 deletes, 6 skipped, 0 errors');
+  });
+
+  it('lists each document with its chunk count in a dry run and writes nothing', async () => {
+    const dryRun = await ingestCli([corpus.folder, '--dry-run']);
+
+    expect(dryRun.code, dryRun.stderr).toBe(0);
+    const planned = dryRun.stdout.trimEnd().split('\n').slice(0, -1);
+    expect(planned.map((line) => line.split('\t')[1]).sort()).toEqual(['guide.md', 'handbook.docx', 'report.pdf', 'roadmap.pptx', 'status.html']);
+    expect(dryRun.lastLine).toMatch(/^done: 6 files, \d+ chunks, 0 upserts, 0 deletes, 1 skipped, 0 errors$/);
+
+    const realRun = await ingestCli([corpus.folder]);
+    expect(realRun.lastLine).toMatch(/^done: 6 files, (\d+) chunks, \1 upserts, 0 deletes, 1 skipped, 0 errors$/);
+  });
+
+  it('ingests gs://bucket/prefix, and GCS_BUCKET + GCS_PREFIX when no source is given', async () => {
+    const gcs = await new FakeGcsServer('team-docs', 2).start();
+    try {
+      for (let index = 1; index <= 3; index += 1) gcs.put(`handbook/guide-${index}.md`, guide(2, `edition${index}`));
+      gcs.put('handbook/notes.txt', 'unsupported');
+      const emulator = { STORAGE_EMULATOR_HOST: gcs.baseUrl };
+
+      const byUri = await ingestCli(['gs://team-docs/handbook/'], emulator);
+
+      expect(byUri.code, byUri.stderr).toBe(0);
+      expect(byUri.lastLine).toMatch(/^done: 4 files, (\d+) chunks, \1 upserts, 0 deletes, 1 skipped, 0 errors$/);
+      gcs.requests.length = 0;
+
+      const byConfig = await ingestCli([], { ...emulator, GCS_BUCKET: 'team-docs', GCS_PREFIX: 'handbook/' });
+
+      expect(byConfig.lastLine).toBe('done: 4 files, 0 chunks, 0 upserts, 0 deletes, 4 skipped, 0 errors');
+      expect(gcs.downloads()).toEqual([]);
+      expect(gcs.lists().map((request) => request.query.get('prefix'))).toEqual(['handbook/', 'handbook/']);
+    } finally {
+      await gcs.close();
+    }
+  });
+
+  it('says what to do when given no source', async () => {
+    const run = await ingestCli([]);
+
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('RAG_SOURCE_UNAVAILABLE');
+    expect(run.stderr).toContain('pnpm ingest gs://bucket/prefix');
+  });
+});

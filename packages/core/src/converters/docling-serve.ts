@@ -1,0 +1,109 @@
+import { basename } from 'node:path';
+import {
+  classifyFailure,
+  endpoint,
+  HttpStatusError,
+  InvalidResponseError,
+  isRetryableFailure,
+  parseRetryAfter,
+  retryAfterMs,
+  withRetries,
+  type RemoteCallOptions,
+} from '../http/remote-call.ts';
+import type { Converter } from './converter.ts';
+import { unreadable } from './unreadable.ts';
+
+export interface DoclingServeOptions {
+  /** Base URL of docling-serve, e.g. http://docling:5001. */
+  url: string;
+  apiKey?: string | undefined;
+  /** Deadline of one conversion, retries included; large PDFs take minutes on CPU. */
+  timeoutMs?: number;
+  retries?: number;
+  minBackoffMs?: number;
+}
+
+/** The synchronous answer of POST /v1/convert/file for one file (docling-serve v1 API). */
+interface ConvertResponse {
+  document?: { md_content?: string | null };
+  status?: 'success' | 'partial_success' | 'skipped' | 'failure' | 'pending' | 'started';
+  errors?: unknown[];
+}
+
+const DEFAULT_TIMEOUT_MS = 600_000;
+const USABLE_STATUSES = new Set(['success', 'partial_success']);
+/** docling-serve refuses a document it cannot read with these; the next document may go through. */
+const DOCUMENT_STATUSES = new Set([400, 415, 422]);
+
+/**
+ * PDF, DOCX and PPTX through docling-serve: layout analysis, OCR of scans, tables and headings
+ * recovered, Markdown out. https://github.com/docling-project/docling-serve/blob/main/docs/usage.md
+ */
+export class DoclingServeConverter implements Converter {
+  readonly extensions = ['pdf', 'docx', 'pptx'] as const;
+
+  constructor(private readonly options: DoclingServeOptions) {}
+
+  async toMarkdown(bytes: Buffer, fileName: string, signal?: AbortSignal): Promise<string> {
+    const answer = await this.convert(bytes, basename(fileName), signal);
+    if (!answer.status || !USABLE_STATUSES.has(answer.status)) {
+      throw unreadable(`docling-serve: ${answer.status ?? 'no status'}${describeErrors(answer.errors)}`);
+    }
+    const markdown = answer.document?.md_content;
+    if (typeof markdown !== 'string') throw unreadable('docling-serve answered without md_content');
+    return markdown;
+  }
+
+  private async convert(bytes: Buffer, fileName: string, signal: AbortSignal | undefined): Promise<ConvertResponse> {
+    const call: RemoteCallOptions = {
+      dependency: 'converter',
+      url: endpoint(this.options.url, '/v1/convert/file'),
+      headers: this.options.apiKey ? { 'x-api-key': this.options.apiKey } : {},
+      timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      signal,
+      classifyStatus: (failure) => (DOCUMENT_STATUSES.has(failure.status) ? unreadable(`docling-serve refused it: ${failure.message}`) : undefined),
+    };
+    const deadline = call.signal ? AbortSignal.any([call.signal, AbortSignal.timeout(call.timeoutMs)]) : AbortSignal.timeout(call.timeoutMs);
+    try {
+      const response = await withRetries(() => postFile(call, bytes, fileName, deadline), {
+        retries: this.options.retries ?? 2,
+        signal: deadline,
+        minBackoffMs: this.options.minBackoffMs,
+        isRetryable: (error) => !deadline.aborted && isRetryableFailure(error),
+        retryAfterMs,
+      });
+      return await readAnswer(response);
+    } catch (error) {
+      throw classifyFailure(call, error);
+    }
+  }
+}
+
+async function postFile(call: RemoteCallOptions, bytes: Buffer, fileName: string, signal: AbortSignal): Promise<Response> {
+  const form = new FormData();
+  form.append('files', new Blob([bytes]), fileName);
+  form.append('to_formats', 'md');
+  // Pictures as a placeholder: embedded ones would put base64 into every chunk.
+  form.append('image_export_mode', 'placeholder');
+  const response = await fetch(call.url, { method: 'POST', headers: { accept: 'application/json', ...call.headers }, body: form, signal });
+  if (response.ok) return response;
+  const text = await response.text().catch(() => '');
+  throw new HttpStatusError(response.status, text.slice(0, 200), parseRetryAfter(response.headers.get('retry-after')));
+}
+
+async function readAnswer(response: Response): Promise<ConvertResponse> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text) as ConvertResponse;
+  } catch (error) {
+    throw new InvalidResponseError(`invalid JSON (${text.length} bytes)`, { cause: error });
+  }
+}
+
+/** docling's ErrorItem is `{component_type, module_name, error_message}`; older servers send strings. */
+function describeErrors(errors: unknown[] | undefined): string {
+  const messages = (errors ?? []).map((error) =>
+    typeof error === 'object' && error !== null && 'error_message' in error ? String(error.error_message) : String(error),
+  );
+  return messages.length > 0 ? `: ${messages.join('; ')}` : '';
+}

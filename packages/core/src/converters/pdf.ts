@@ -1,0 +1,40 @@
+import { extractText, getDocumentProxy } from 'unpdf';
+import type { Converter } from './converter.ts';
+import { reasonOf, unreadable } from './unreadable.ts';
+
+/**
+ * Embedded PDF text extraction (pdf.js through unpdf), one paragraph block per page. A PDF has no
+ * heading structure to keep; docling-serve (DOCLING_URL) recovers headings, tables and scanned text.
+ */
+export class PdfConverter implements Converter {
+  readonly extensions = ['pdf'] as const;
+
+  async toMarkdown(bytes: Buffer): Promise<string> {
+    if (bytes.length === 0) throw unreadable('empty file');
+    const pages = await extractPages(bytes);
+    const text = pages.map((page) => page.trim()).filter((page) => page !== '');
+    if (text.length === 0) throw unreadable('no extractable text (scanned or image-only PDF?)');
+    return `${text.join('\n\n')}\n`;
+  }
+}
+
+/** pdf.js's VerbosityLevel.ERRORS: its warnings ("Indexing all PDF objects") are noise in the job's output. */
+const PDFJS_ERRORS_ONLY = 0;
+
+async function extractPages(bytes: Buffer): Promise<string[]> {
+  let document;
+  try {
+    // pdf.js takes ownership of (detaches) the array it is given: hand it a copy.
+    document = await getDocumentProxy(new Uint8Array(bytes), { verbosity: PDFJS_ERRORS_ONLY });
+  } catch (error) {
+    throw unreadable(`not a readable PDF: ${reasonOf(error)}`, error);
+  }
+  try {
+    const { text } = await extractText(document, { mergePages: false });
+    return text;
+  } catch (error) {
+    throw unreadable(`PDF text extraction failed: ${reasonOf(error)}`, error);
+  } finally {
+    await document.destroy();
+  }
+}

@@ -1,0 +1,63 @@
+import { XMLParser } from 'fast-xml-parser';
+import JSZip from 'jszip';
+import type { Converter } from './converter.ts';
+import { reasonOf, unreadable } from './unreadable.ts';
+import { childrenOf, slideText, type XmlNode } from './pptx-slide.ts';
+
+const parser = new XMLParser({ preserveOrder: true, ignoreAttributes: false, trimValues: false, parseTagValue: false });
+
+/**
+ * PowerPoint decks read from their slide XML (ECMA-376 PresentationML): one `##` section per slide,
+ * headed by the slide's title placeholder, in the order the presentation shows them.
+ */
+export class PptxConverter implements Converter {
+  readonly extensions = ['pptx'] as const;
+
+  async toMarkdown(bytes: Buffer): Promise<string> {
+    if (bytes.length === 0) throw unreadable('empty file');
+    const zip = await openZip(bytes);
+    const slidePaths = await slidesInOrder(zip);
+    const sections: string[] = [];
+    for (const [position, path] of slidePaths.entries()) {
+      const xml = await zip.file(path)?.async('string');
+      if (xml === undefined) continue;
+      const { title, body } = slideText(parser.parse(xml) as XmlNode[]);
+      sections.push([`## ${title || `Slide ${position + 1}`}`, ...body].join('\n\n'));
+    }
+    return sections.length > 0 ? `${sections.join('\n\n')}\n` : '';
+  }
+}
+
+async function openZip(bytes: Buffer): Promise<JSZip> {
+  let zip: JSZip;
+  try {
+    zip = await JSZip.loadAsync(bytes);
+  } catch (error) {
+    throw unreadable(`not a readable PPTX: ${reasonOf(error)}`, error);
+  }
+  if (!zip.file('ppt/presentation.xml')) throw unreadable('not a PPTX: no ppt/presentation.xml');
+  return zip;
+}
+
+/** Slide parts in presentation order: presentation.xml lists slide ids whose relationships name the parts. */
+async function slidesInOrder(zip: JSZip): Promise<string[]> {
+  const presentation = parser.parse((await zip.file('ppt/presentation.xml')?.async('string')) ?? '') as XmlNode[];
+  const relations = parser.parse((await zip.file('ppt/_rels/presentation.xml.rels')?.async('string')) ?? '') as XmlNode[];
+  const targetById = new Map<string, string>();
+  for (const relation of childrenOf(relations, 'Relationship')) {
+    const attributes = relation[':@'] as Record<string, string> | undefined;
+    if (attributes?.['@_Id'] && attributes['@_Target']) targetById.set(attributes['@_Id'], attributes['@_Target']);
+  }
+  const ordered = childrenOf(presentation, 'p:sldId')
+    .map((slide) => targetById.get((slide[':@'] as Record<string, string> | undefined)?.['@_r:id'] ?? ''))
+    .filter((target): target is string => target !== undefined)
+    .map((target) => `ppt/${target.replace(/^\/?ppt\//, '').replace(/^\.\//, '')}`);
+  return ordered.length > 0 ? ordered : numberedSlides(zip);
+}
+
+function numberedSlides(zip: JSZip): string[] {
+  const number = (path: string) => Number(/slide(\d+)\.xml$/.exec(path)?.[1] ?? 0);
+  return Object.keys(zip.files)
+    .filter((path) => /^ppt\/slides\/slide\d+\.xml$/.test(path))
+    .sort((a, b) => number(a) - number(b));
+}

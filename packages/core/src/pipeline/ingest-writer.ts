@@ -1,0 +1,72 @@
+import type { IndexedChunk } from '../domain.ts';
+import type { VectorStore } from '../stores/vector-store.ts';
+
+interface PendingWrite {
+  chunks: IndexedChunk[];
+  staleIds: string[];
+  settle: (error?: unknown) => void;
+}
+
+/** What a document's write does once it completes: its points written, then its stale ones removed. */
+export interface WriteCompletion {
+  done: Promise<void>;
+}
+
+/**
+ * Groups the writes of several documents into one upsert and then one delete, one batch at a time.
+ * A store commit per document made a 455-file corpus take minutes in LanceDB (every merge scans the
+ * table, and concurrent commits forced full reloads); batches of a few hundred points take seconds.
+ * Within a batch the order stays upsert, then delete the stale ids: never delete-before-write. A
+ * failed batch fails each of its documents, whose previous points are then still in place.
+ */
+export class IngestWriter {
+  private batch: PendingWrite[] = [];
+  private batchPoints = 0;
+  private lastFlush: Promise<void> = Promise.resolve();
+  private flushesInFlight = 0;
+
+  constructor(
+    private readonly store: VectorStore,
+    /** Points that trigger a batch write. */
+    private readonly flushAtPoints: number,
+  ) {}
+
+  /**
+   * Queues a document's write. Waits while two batches are already waiting for the store, so that
+   * a slow store holds back embedding instead of letting vectors pile up in memory.
+   */
+  async enqueue(chunks: IndexedChunk[], staleIds: string[]): Promise<WriteCompletion> {
+    while (this.flushesInFlight >= 2) await this.lastFlush.catch(() => {});
+    const done = new Promise<void>((resolve, reject) => {
+      this.batch.push({ chunks, staleIds, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+    });
+    this.batchPoints += chunks.length + staleIds.length;
+    if (this.batchPoints >= this.flushAtPoints) void this.flush();
+    return { done };
+  }
+
+  /** Writes what is queued; resolves when every batch queued so far has been written or has failed. */
+  flush(): Promise<void> {
+    const batch = this.batch;
+    this.batch = [];
+    this.batchPoints = 0;
+    if (batch.length === 0) return this.lastFlush.catch(() => {});
+    this.flushesInFlight += 1;
+    this.lastFlush = this.lastFlush
+      .catch(() => {})
+      .then(() => this.write(batch))
+      .finally(() => (this.flushesInFlight -= 1));
+    return this.lastFlush.catch(() => {});
+  }
+
+  private async write(batch: PendingWrite[]): Promise<void> {
+    try {
+      await this.store.upsert(batch.flatMap((write) => write.chunks));
+      await this.store.deleteByIds(batch.flatMap((write) => write.staleIds));
+    } catch (error) {
+      for (const write of batch) write.settle(error);
+      return;
+    }
+    for (const write of batch) write.settle();
+  }
+}

@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * The slice of the GCS JSON API that @google-cloud/storage calls to list and download:
+ * `GET /storage/v1/b/{bucket}/o?prefix=&pageToken=&maxResults=` → `{kind, items, nextPageToken}` and
+ * `GET /storage/v1/b/{bucket}/o/{name}?alt=media` → the bytes with an `x-goog-hash` header.
+ * https://cloud.google.com/storage/docs/json_api/v1/objects/list
+ */
+export interface FakeObject {
+  bytes: Buffer;
+  generation: string;
+  md5Hash: string;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+}
+
+export class FakeGcsServer {
+  readonly requests: RecordedRequest[] = [];
+  private readonly objects = new Map<string, FakeObject>();
+  private generation = 1_700_000_000_000_000;
+  private readonly server = createServer((request, response) => this.handle(request, response));
+  baseUrl = '';
+
+  /** The API's own page limit; small, so that tests list more than one page. */
+  constructor(
+    readonly bucket: string,
+    private readonly maxPageSize = 1000,
+  ) {}
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Like an upload: a new generation every time, even for the same bytes. */
+  put(name: string, content: string | Buffer): void {
+    const bytes = Buffer.from(content);
+    this.generation += 1;
+    this.objects.set(name, { bytes, generation: String(this.generation), md5Hash: createHash('md5').update(bytes).digest('base64') });
+  }
+
+  remove(name: string): void {
+    this.objects.delete(name);
+  }
+
+  downloads(): string[] {
+    return this.requests.filter((request) => request.query.get('alt') === 'media').map((request) => decodeURIComponent(request.path.split('/o/')[1] ?? ''));
+  }
+
+  lists(): RecordedRequest[] {
+    return this.requests.filter((request) => request.path.endsWith('/o'));
+  }
+
+  private handle(request: IncomingMessage, response: ServerResponse): void {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    this.requests.push({ method: request.method ?? '', path: url.pathname, query: url.searchParams });
+    // The client drops the /storage/v1 root when STORAGE_EMULATOR_HOST is a bare host (emulators accept both).
+    const path = url.pathname.replace(/^\/storage\/v1(?=\/b\/)/, '');
+    const listPath = `/b/${this.bucket}/o`;
+    if (request.method === 'GET' && path === listPath) return this.list(url.searchParams, response);
+    if (request.method === 'GET' && path.startsWith(`${listPath}/`) && url.searchParams.get('alt') === 'media') {
+      return this.download(decodeURIComponent(path.slice(listPath.length + 1)), response);
+    }
+    sendJson(response, 404, { error: { code: 404, message: `No such route: ${request.method} ${url.pathname}` } });
+  }
+
+  private list(query: URLSearchParams, response: ServerResponse): void {
+    const prefix = query.get('prefix') ?? '';
+    const names = [...this.objects.keys()].filter((name) => name.startsWith(prefix)).sort();
+    const start = Number(query.get('pageToken') ?? 0);
+    const pageSize = Math.min(Number(query.get('maxResults') ?? this.maxPageSize), this.maxPageSize);
+    const page = names.slice(start, start + pageSize);
+    const next = start + pageSize < names.length ? String(start + pageSize) : undefined;
+    sendJson(response, 200, {
+      kind: 'storage#objects',
+      items: page.map((name) => this.resource(name)),
+      ...(next ? { nextPageToken: next } : {}),
+    });
+  }
+
+  private download(name: string, response: ServerResponse): void {
+    const object = this.objects.get(name);
+    if (!object) return sendJson(response, 404, { error: { code: 404, message: `No such object: ${this.bucket}/${name}` } });
+    response.writeHead(200, {
+      'content-type': 'application/octet-stream',
+      'content-length': object.bytes.length,
+      'x-goog-generation': object.generation,
+      'x-goog-hash': `md5=${object.md5Hash}`,
+    });
+    response.end(object.bytes);
+  }
+
+  private resource(name: string): Record<string, unknown> {
+    const object = this.objects.get(name)!;
+    return {
+      kind: 'storage#object',
+      bucket: this.bucket,
+      name,
+      generation: object.generation,
+      md5Hash: object.md5Hash,
+      size: String(object.bytes.length),
+      contentType: 'application/octet-stream',
+      updated: '2026-01-01T00:00:00.000Z',
+    };
+  }
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}

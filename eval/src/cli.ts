@@ -32,8 +32,10 @@ export const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 class UsageError extends Error {}
 
-function parseFraction(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
+export const DEFAULT_GATE: Gate = { minHit5: 0.9, minMrr: 0.75 };
+
+function parseFraction(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
   const number = Number(value);
   if (!Number.isFinite(number) || number < 0 || number > 1) throw new UsageError(`${name} must be a number between 0 and 1, got "${value}"`);
   return number;
@@ -59,12 +61,20 @@ async function backendFor(set: GoldenSet, url: string | undefined, config: Confi
   return index;
 }
 
-async function evaluateSet(file: string, options: { url: string | undefined; report: string | undefined; gate: Gate; minScore: number | undefined; answers: boolean }, config: Config, logger: Logger): Promise<boolean> {
+/** Command-line thresholds win over the set's own gate, which wins over the seed's defaults. */
+function gateFor(set: GoldenSet, cliGate: Partial<Gate>): Gate {
+  return {
+    minHit5: cliGate.minHit5 ?? set.gate?.minHit5 ?? DEFAULT_GATE.minHit5,
+    minMrr: cliGate.minMrr ?? set.gate?.minMrr ?? DEFAULT_GATE.minMrr,
+  };
+}
+
+async function evaluateSet(file: string, options: { url: string | undefined; report: string | undefined; gate: Partial<Gate>; minScore: number | undefined; answers: boolean }, config: Config, logger: Logger): Promise<boolean> {
   const set = await loadGoldenSet(resolve(file), repositoryRoot);
   set.file = file;
   const backend = await backendFor(set, options.url, config, logger);
   try {
-    const result = await runGoldenSet(set, backend, options.gate, options.minScore);
+    const result = await runGoldenSet(set, backend, gateFor(set, options.gate), options.minScore);
     let answers: AnswerEvaluation | undefined;
     if (options.answers) {
       const judge = createChatModel(config);
@@ -146,7 +156,7 @@ async function main(argv: string[]): Promise<number> {
   const files = values.questions ?? [];
   if (files.length === 0) throw new UsageError('give --questions <golden set> or --beir <dir>');
   if (values.report && files.length > 1) throw new UsageError('--report names one report: with several sets use --report-dir');
-  const gate: Gate = { minHit5: parseFraction(values['min-hit5'], '--min-hit5', 0.9), minMrr: parseFraction(values['min-mrr'], '--min-mrr', 0.75) };
+  const gate: Partial<Gate> = { minHit5: parseFraction(values['min-hit5'], '--min-hit5'), minMrr: parseFraction(values['min-mrr'], '--min-mrr') };
   const minScore = parseScore(values['min-score'], config.RAG_MIN_SCORE);
   let passed = true;
   for (const file of files) {

@@ -24,9 +24,18 @@ const corpusSchema = z.union([
   z.object({ path: nonEmpty, include: z.array(nonEmpty).min(1).optional() }).strict(),
 ]);
 
+const fraction = z.number().min(0).max(1);
+
+/** A set may set its own gate, with the reason written next to it; --min-hit5/--min-mrr still win. */
+const gateSchema = z
+  .object({ min_hit5: fraction.optional(), min_mrr: fraction.optional(), why: nonEmpty })
+  .strict()
+  .transform((gate) => ({ minHit5: gate.min_hit5, minMrr: gate.min_mrr, why: gate.why }));
+
 const goldenSchema = z
   .object({
     corpus: corpusSchema.optional(),
+    gate: gateSchema.optional(),
     questions: z.array(questionSchema).min(1, 'needs at least one question'),
   })
   .strict();
@@ -50,10 +59,17 @@ export interface GoldenCorpus {
   include: string[] | undefined;
 }
 
+export interface GoldenSetGate {
+  minHit5: number | undefined;
+  minMrr: number | undefined;
+  why: string;
+}
+
 export interface GoldenSet {
   name: string;
   file: string;
   corpus: GoldenCorpus | undefined;
+  gate: GoldenSetGate | undefined;
   questions: GoldenQuestion[];
 }
 
@@ -84,7 +100,7 @@ export function parseGoldenSet(text: string, file: string, repositoryRoot: strin
   }
   const parsed = goldenSchema.safeParse(data);
   if (!parsed.success) throw new GoldenSetError(file, parsed.error.issues.map(describeIssue));
-  const { corpus, questions } = parsed.data;
+  const { corpus, gate, questions } = parsed.data;
   const problems = questions.flatMap((entry, index) =>
     entry.expected_source === OUT_OF_SCOPE && entry.expected_substring
       ? [`question ${index + 1} (expected_substring): an out-of-scope question (expected_source: none) cannot expect a substring`]
@@ -95,6 +111,7 @@ export function parseGoldenSet(text: string, file: string, repositoryRoot: strin
     name: file.replace(/^.*\//, '').replace(/\.ya?ml$/, ''),
     file,
     corpus: corpus ? { root: isAbsolute(corpus.path) ? corpus.path : resolve(repositoryRoot, corpus.path), include: corpus.include } : undefined,
+    gate,
     questions: questions.map((entry, index) => ({
       number: index + 1,
       question: entry.question,

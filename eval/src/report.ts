@@ -52,6 +52,7 @@ export function goldenMarkdown(result: GoldenResult, answers: AnswerEvaluation |
     `AUROC of the top score, in-scope vs out-of-scope: **${fixed(result.auroc)}** (1 = a threshold separates them perfectly, 0.5 = chance). AUROC of the best passage's query coverage: ${fixed(thresholds.coverageAuroc)}.`,
     '',
     `Gate (hit@5 ≥ ${result.gate.minHit5}, MRR ≥ ${result.gate.minMrr}): **${result.gate.passed ? 'passed' : `FAILED: ${result.gate.failures.join(', ')}`}**.`,
+    ...(result.gateWhy ? ['', `Why this gate: ${result.gateWhy}`] : []),
     '',
     `## In-scope questions not ranked first (${notFirst.length})`,
     '',

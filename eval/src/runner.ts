@@ -38,6 +38,8 @@ export interface GoldenResult {
   outOfScopeTopScores: Array<{ number: number; question: string; topScore: number | undefined; topCoverage: number }>;
   auroc: number | undefined;
   thresholds: ThresholdAnalysis;
+  /** The golden set's reason for its own gate, when it sets one. */
+  gateWhy: string | undefined;
   gate: Gate & { passed: boolean; failures: string[] };
 }
 
@@ -92,5 +94,6 @@ export async function runGoldenSet(set: GoldenSet, backend: EvalBackend, gate: G
       MIN_QUERY_COVERAGE,
     ),
     gate: { ...gate, passed: failures.length === 0, failures },
+    gateWhy: set.gate?.why,
   };
 }

@@ -70,3 +70,22 @@ describe('golden set validation', () => {
     }
   });
 });
+
+describe('a golden set with its own gate', () => {
+  const root = resolve('/repo');
+  const questions = 'questions: [{question: q, expected_source: README.md}]';
+
+  it('reads the thresholds and the reason', () => {
+    const set = parseGoldenSet(`gate: {min_hit5: 0.7, min_mrr: 0.55, why: sparse only}\n${questions}`, 's.yaml', root);
+    expect(set.gate).toEqual({ minHit5: 0.7, minMrr: 0.55, why: 'sparse only' });
+  });
+
+  it('refuses a gate without a reason or out of 0..1', () => {
+    expect(() => parseGoldenSet(`gate: {min_hit5: 0.7}\n${questions}`, 's.yaml', root)).toThrow(/gate.why/);
+    expect(() => parseGoldenSet(`gate: {min_hit5: 1.5, why: x}\n${questions}`, 's.yaml', root)).toThrow(/gate.min_hit5/);
+  });
+
+  it('is absent when the file sets none', () => {
+    expect(parseGoldenSet(questions, 's.yaml', root).gate).toBeUndefined();
+  });
+});

@@ -30,8 +30,12 @@ export interface AnswererOptions {
   telemetry: Telemetry;
 }
 
-/** Without RAG_MIN_SCORE, the best passage must contain at least this share of the question's terms. */
-export const MIN_QUERY_COVERAGE = 0.5;
+/**
+ * Without RAG_MIN_SCORE, the best passage must contain at least this share of the question's terms.
+ * Chosen from eval/reports: at 0.5 the project-docs set refused 39 of 87 answerable paraphrases; at
+ * 0.25, 3 of 87, while questions sharing nothing with the documents are still declined.
+ */
+export const MIN_QUERY_COVERAGE = 0.25;
 
 /** /chat: retrieve, then answer from the passages — with the gateway's model, or extractively. */
 export class Answerer {

@@ -30,7 +30,7 @@ export function createEmbedder(config: Config, logger: Logger): Embedder | undef
     return new TeiEmbedder({
       url: config.EMBED_URL,
       apiKey: config.EMBED_API_KEY,
-      model: config.EMBED_MODEL ?? 'tei',
+      model: config.EMBED_MODEL,
       batchSize: config.EMBED_BATCH_SIZE,
       timeoutMs: config.EMBED_TIMEOUT_MS,
       ...prefixes,

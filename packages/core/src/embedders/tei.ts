@@ -14,7 +14,8 @@ import type { Embedder } from './embedder.ts';
 export interface TeiEmbedderOptions {
   url: string;
   apiKey?: string | undefined;
-  model: string;
+  /** Sent as `model` (TEI serves one model and ignores it); unset: the model id TEI reports on GET /info. */
+  model?: string | undefined;
   /** Texts per request; TEI refuses more than its --max-client-batch-size (default 32). */
   batchSize?: number | undefined;
   timeoutMs?: number | undefined;
@@ -34,25 +35,56 @@ const DIMENSION_PROBE = 'dimension probe';
 /** Readiness is a probe: it must answer fast and once, whatever the embedding timeout. */
 const READY_TIMEOUT_MS = 5_000;
 
+interface TeiInfo {
+  model_id?: unknown;
+}
+
 export class TeiEmbedder implements Embedder {
-  readonly modelId: string;
+  modelId: string;
   private readonly batchSize: number;
-  private dimension: Promise<number> | undefined;
+  private lock: Promise<EmbeddingModelLock> | undefined;
 
   constructor(private readonly options: TeiEmbedderOptions) {
-    this.modelId = options.model;
+    this.modelId = options.model ?? 'tei';
     this.batchSize = options.batchSize ?? 32;
   }
 
-  /** Embeds one short string the first time to learn the dimension; later calls reuse it. */
+  /**
+   * The model the collection is locked to: EMBED_MODEL, or else the id TEI itself reports, so that a
+   * TEI redeployed with another model is caught even when nobody set EMBED_MODEL (the seed did not).
+   * The dimension comes from embedding one short string. Both are learnt once.
+   */
   async describe(signal?: AbortSignal): Promise<EmbeddingModelLock> {
-    this.dimension ??= this.embedBatch([DIMENSION_PROBE], signal).then(([vector]) => vector?.length ?? 0);
+    this.lock ??= this.probeModel(signal);
     try {
-      return { model: this.modelId, dimension: await this.dimension };
+      return await this.lock;
     } catch (error) {
-      this.dimension = undefined; // a failed probe must not be cached
+      this.lock = undefined; // a failed probe must not be cached
       throw error;
     }
+  }
+
+  private async probeModel(signal?: AbortSignal): Promise<EmbeddingModelLock> {
+    const model = this.options.model ?? (await this.reportedModelId(signal));
+    this.modelId = model;
+    const [vector] = await this.embedBatch([DIMENSION_PROBE], signal);
+    return { model, dimension: vector?.length ?? 0 };
+  }
+
+  /** TEI's `GET /info` answers `{model_id, model_sha, model_type, max_client_batch_size, …}`. */
+  private async reportedModelId(signal?: AbortSignal): Promise<string> {
+    const info = await callJson<TeiInfo>({
+      dependency: 'embed',
+      url: endpoint(this.options.url, '/info'),
+      method: 'GET',
+      headers: bearer(this.options.apiKey),
+      timeoutMs: this.options.timeoutMs ?? 30_000,
+      retries: this.options.retries,
+      minBackoffMs: this.options.minBackoffMs,
+      signal,
+    });
+    if (typeof info.model_id !== 'string' || info.model_id === '') throw this.badAnswer('GET /info reported no model_id');
+    return info.model_id;
   }
 
   async embedDocuments(texts: string[], signal?: AbortSignal): Promise<number[][]> {
@@ -91,7 +123,7 @@ export class TeiEmbedder implements Embedder {
       dependency: 'embed',
       url: endpoint(this.options.url, '/v1/embeddings'),
       headers: bearer(this.options.apiKey),
-      body: { input, model: this.options.model },
+      body: { input, model: this.modelId },
       timeoutMs: this.options.timeoutMs ?? 30_000,
       retries: this.options.retries,
       minBackoffMs: this.options.minBackoffMs,

@@ -94,6 +94,22 @@ describe('TeiEmbedder', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('locks to the model id TEI reports on GET /info when no model is configured', async () => {
+    const server = await startFakeServer((request, response) =>
+      request.path === '/info'
+        ? sendJson(response, 200, { model_id: 'onnx-community/Qwen3-Embedding-0.6B-ONNX', model_type: { embedding: { pooling: 'last_token' } }, max_client_batch_size: 32 })
+        : answerEmbeddings(request, response),
+    );
+    const embedder = new TeiEmbedder({ url: server.url, apiKey: KEY });
+    expect(await embedder.describe()).toEqual({ model: 'onnx-community/Qwen3-Embedding-0.6B-ONNX', dimension: 3 });
+    expect(server.requests.map((request) => [request.method, request.path])).toEqual([
+      ['GET', '/info'],
+      ['POST', '/v1/embeddings'],
+    ]);
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(server.requests[1]?.body).toEqual({ input: ['dimension probe'], model: 'onnx-community/Qwen3-Embedding-0.6B-ONNX' });
+  });
+
   it('does not cache a failed dimension probe', async () => {
     let calls = 0;
     const server = await startFakeServer((req, res) =>

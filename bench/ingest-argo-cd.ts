@@ -115,7 +115,7 @@ Times are the sync itself as the job logs it (\`ingest finished\`), with the who
 | --- | --- | --- | --- | --- | --- | --- |
 ${rows.join('\n')}
 
-The re-run reads each file's modification time and size from the folder and the stored versions from the index, and nothing else: no file is read, converted, chunked or embedded, and nothing is written (\`0 upserts\`). The Model2Vec row uses the small test model shipped with the repository; a real Model2Vec model costs about the same per chunk, a transformer (ONNX) model much more, which only makes the ratio smaller.
+The re-run reads each file's modification time and size from the folder and the stored versions from the index, and nothing else: no file is read, converted, chunked or embedded, and nothing is written (\`0 upserts\`). The Model2Vec row embeds every chunk with the test model shipped in the repository (\`packages/core/test/fixtures/models/\`): it shows what a dense embedder adds to the first run and that the re-run does not pay it, not retrieval quality. A transformer (ONNX or TEI) embedder costs more per chunk, which only makes the ratio smaller.
 `;
 }
 

@@ -9,6 +9,7 @@ import type { DocumentSource, SourceDocument } from '../sources/document-source.
 import type { VectorStore } from '../stores/vector-store.ts';
 import { contentHashOf, vectorizeChunks, type ChunkOptions } from './index-document.ts';
 import { IngestSummary } from './ingest-summary.ts';
+import { IngestWriter, type WriteCompletion } from './ingest-writer.ts';
 
 export interface IngestOptions {
   source: DocumentSource;
@@ -17,7 +18,10 @@ export interface IngestOptions {
   converters: ConverterRegistry;
   chunking: ChunkOptions;
   embedBatchSize: number;
+  /** Documents read, converted and embedded at once. */
   concurrency: number;
+  /** Points (upserted plus deleted) written to the store in one batch; default 512. */
+  writeBatchPoints?: number;
   /** Delete the points of documents no longer in the source (default true). */
   prune: boolean;
   /** List each document with its chunk count; write nothing. */
@@ -29,72 +33,95 @@ export interface IngestOptions {
   signal?: AbortSignal;
 }
 
+const DEFAULT_WRITE_BATCH_POINTS = 512;
+/** Ids per delete call when pruning, to keep each request (an `id IN (…)` filter in LanceDB) small. */
+const PRUNE_BATCH = 1000;
+
+interface Run {
+  options: IngestOptions;
+  summary: IngestSummary;
+  writer: IngestWriter;
+}
+
 /**
  * Brings the store in sync with the source. Unchanged documents cost nothing; a changed one has its
  * new chunks upserted before its stale ones are deleted, and deleted documents are pruned only after
  * every upsert, so a run interrupted anywhere leaves every previously indexed document searchable.
  */
 export async function ingest(options: IngestOptions): Promise<IngestSummary> {
-  const summary = new IngestSummary();
+  const run: Run = { options, summary: new IngestSummary(), writer: new IngestWriter(options.store, options.writeBatchPoints ?? DEFAULT_WRITE_BATCH_POINTS) };
   const indexed = new Map((await options.store.listDocuments()).map((document) => [document.source, document]));
   const seen = new Set<string>();
   const limit = pLimit(options.concurrency);
-  const pending: Promise<void>[] = [];
+  const preparing: Promise<void>[] = [];
+  const writing: Promise<void>[] = [];
   try {
     for await (const document of options.source.list(options.signal)) {
-      summary.files += 1;
+      run.summary.files += 1;
       seen.add(document.uri);
-      pending.push(limit(() => syncDocumentSafely(document, indexed.get(document.uri), options, summary)));
+      preparing.push(limit(() => syncDocumentSafely(document, indexed.get(document.uri), run, writing)));
     }
   } finally {
-    // Even when the listing fails, documents in flight finish before the caller closes the store;
-    // the error then propagates and nothing is pruned: an incomplete listing says nothing of deletions.
-    await Promise.all(pending);
+    // Even when the listing fails, documents in flight are written before the caller closes the
+    // store; the error then propagates and nothing is pruned: a partial listing says nothing of deletions.
+    await Promise.all(preparing);
+    await run.writer.flush();
+    await Promise.all(writing);
   }
-  if (options.prune) await pruneDeleted(indexed, seen, options, summary);
-  return summary;
+  if (options.prune) await pruneDeleted(indexed, seen, run);
+  return run.summary;
 }
 
-async function syncDocumentSafely(
-  document: SourceDocument,
-  previous: IndexedDocument | undefined,
-  options: IngestOptions,
-  summary: IngestSummary,
-): Promise<void> {
+async function syncDocumentSafely(document: SourceDocument, previous: IndexedDocument | undefined, run: Run, writing: Promise<void>[]): Promise<void> {
   try {
-    await syncDocument(document, previous, options, summary);
+    const write = await syncDocument(document, previous, run);
+    if (write) {
+      writing.push(
+        write.done.then(
+          () => done(document, run),
+          (error: unknown) => failed(document, error, run),
+        ),
+      );
+      return;
+    }
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    const code = isRagError(error) ? error.code : 'RAG_INTERNAL';
-    summary.failures.push({ uri: document.uri, reason, code });
-    options.logger.error({ uri: document.uri, reason, code }, 'document failed');
-  } finally {
-    options.onDocument?.(document.uri, summary);
+    failed(document, error, run);
+    return;
   }
+  done(document, run);
 }
 
-async function syncDocument(
-  document: SourceDocument,
-  previous: IndexedDocument | undefined,
-  options: IngestOptions,
-  summary: IngestSummary,
-): Promise<void> {
+function done(document: SourceDocument, run: Run): void {
+  run.options.onDocument?.(document.uri, run.summary);
+}
+
+function failed(document: SourceDocument, error: unknown, run: Run): void {
+  const reason = error instanceof Error ? error.message : String(error);
+  const code = isRagError(error) ? error.code : 'RAG_INTERNAL';
+  run.summary.failures.push({ uri: document.uri, reason, code });
+  run.options.logger.error({ uri: document.uri, reason, code }, 'document failed');
+  run.options.onDocument?.(document.uri, run.summary);
+}
+
+/** Reads, converts, chunks and embeds a changed document and queues its write; nothing for an unchanged one. */
+async function syncDocument(document: SourceDocument, previous: IndexedDocument | undefined, run: Run): Promise<WriteCompletion | undefined> {
+  const { options, summary } = run;
   const converter = options.converters.forDocument(document.uri);
   if (!converter) {
     summary.unsupported += 1;
     options.logger.debug({ uri: document.uri }, 'unsupported extension, skipped');
-    return;
+    return undefined;
   }
   const checkChanges = previous !== undefined && !options.dryRun;
   if (checkChanges && document.sourceVersion !== undefined && previous.sourceVersion === document.sourceVersion) {
     summary.unchanged += 1;
-    return;
+    return undefined;
   }
   const bytes = await document.read(options.signal);
   const contentHash = contentHashOf(bytes);
   if (checkChanges && previous.contentHash === contentHash) {
     summary.unchanged += 1;
-    return;
+    return undefined;
   }
   const markdown = await converter.toMarkdown(bytes, document.uri, options.signal);
   const chunks = chunkMarkdown(markdown, document.uri, options.chunking);
@@ -102,17 +129,20 @@ async function syncDocument(
   if (options.dryRun) {
     options.logger.info({ uri: document.uri, chunks: chunks.length }, 'dry run');
     options.onPlanned?.(document.uri, chunks.length);
-    return;
+    return undefined;
   }
   const version = { contentHash, sourceVersion: document.sourceVersion };
   const onEmbedCall = () => (summary.embedCalls += 1);
   const vectorized = await vectorizeChunks(chunks, version, options.embedder, options.embedBatchSize, onEmbedCall, options.signal);
-  await options.store.upsert(vectorized);
-  summary.upserts += vectorized.length;
   const currentIds = new Set(vectorized.map((chunk) => chunk.id));
   const staleIds = (previous?.chunkIds ?? []).filter((id) => !currentIds.has(id));
-  await options.store.deleteByIds(staleIds);
-  summary.deletes += staleIds.length;
+  const write = await run.writer.enqueue(vectorized, staleIds);
+  return {
+    done: write.done.then(() => {
+      summary.upserts += vectorized.length;
+      summary.deletes += staleIds.length;
+    }),
+  };
 }
 
 /**
@@ -121,12 +151,7 @@ async function syncDocument(
  * new name of a deleted one, whose points are then the only copy. An unreadable document does not:
  * it keeps its own points, and a scanned PDF must not stop a bucket from ever being pruned.
  */
-async function pruneDeleted(
-  indexed: Map<string, IndexedDocument>,
-  seen: Set<string>,
-  options: IngestOptions,
-  summary: IngestSummary,
-): Promise<void> {
+async function pruneDeleted(indexed: Map<string, IndexedDocument>, seen: Set<string>, { options, summary }: Run): Promise<void> {
   const deleted = [...indexed.values()].filter((document) => !seen.has(document.source));
   if (deleted.length === 0) return;
   const writeFailures = summary.failures.filter((failure) => failure.code !== 'RAG_DOCUMENT_UNREADABLE').length;
@@ -135,12 +160,13 @@ async function pruneDeleted(
     return;
   }
   for (const document of deleted) {
-    if (options.dryRun) {
-      options.logger.info({ uri: document.source, chunks: document.chunkIds.length }, 'dry run: would prune deleted document');
-      continue;
-    }
-    await options.store.deleteByIds(document.chunkIds);
-    summary.deletes += document.chunkIds.length;
-    options.logger.info({ uri: document.source, chunks: document.chunkIds.length }, 'pruned deleted document');
+    options.logger.info({ uri: document.source, chunks: document.chunkIds.length }, options.dryRun ? 'dry run: would prune deleted document' : 'pruning deleted document');
+  }
+  if (options.dryRun) return;
+  const ids = deleted.flatMap((document) => document.chunkIds);
+  for (let start = 0; start < ids.length; start += PRUNE_BATCH) {
+    const batch = ids.slice(start, start + PRUNE_BATCH);
+    await options.store.deleteByIds(batch);
+    summary.deletes += batch.length;
   }
 }

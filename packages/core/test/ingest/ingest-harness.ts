@@ -139,6 +139,8 @@ export async function startHarness(): Promise<Harness> {
         chunking: { chunkSize: 300, chunkOverlap: 50 },
         embedBatchSize: 4,
         concurrency: 3,
+        // One document a batch, so that a store failing after N writes fails whole documents.
+        writeBatchPoints: 1,
         prune: true,
         dryRun: false,
         logger: createLogger('silent'),

@@ -228,6 +228,14 @@ describe('incremental sync of a folder', () => {
     expect(await harness.snapshot()).toEqual(before);
   });
 
+  it('writes many documents in one store batch, upserts before deletes', async () => {
+    const summary = await harness.run(source, { writeBatchPoints: 10_000 });
+
+    expect(summary.errors).toBe(0);
+    expect(harness.store.upsertCalls).toBe(1);
+    expect(harness.store.upsertedPoints).toBe(summary.chunks);
+  });
+
   it('embeds in batches of EMBED_BATCH_SIZE with at most INGEST_CONCURRENCY documents at once', async () => {
     let inFlight = 0;
     let mostInFlight = 0;

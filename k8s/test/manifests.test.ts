@@ -1,0 +1,117 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { configSchema, loadConfig, Telemetry } from '@rag/core';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+
+const rag = fileURLToPath(new URL('../rag/', import.meta.url));
+
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: unknown;
+}
+
+interface Container {
+  name: string;
+  env?: EnvVar[];
+  envFrom?: Array<{ configMapRef?: { name: string } }>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: manifests are checked field by field below
+type Manifest = any;
+
+function manifests(file: string): Manifest[] {
+  return parseAllDocuments(readFileSync(join(rag, file), 'utf8')).map((document) => document.toJS());
+}
+
+const kustomization = manifests('kustomization.yaml')[0];
+const resources: Manifest[] = (kustomization.resources as string[]).flatMap(manifests);
+const ragConfig = resources.find((resource) => resource.kind === 'ConfigMap' && resource.metadata.name === 'rag-config');
+
+function containersOf(resource: Manifest): Container[] {
+  const pod = resource.kind === 'CronJob' ? resource.spec.jobTemplate.spec.template.spec : resource.spec?.template?.spec;
+  return pod?.containers ?? [];
+}
+
+/** The environment a container of ours starts with: rag-config, then its own env (secrets as placeholders). */
+function environmentOf(container: Container): Record<string, string> {
+  const environment: Record<string, string> = {};
+  if (container.envFrom?.some((source) => source.configMapRef?.name === 'rag-config')) Object.assign(environment, ragConfig.data);
+  for (const variable of container.env ?? []) environment[variable.name] = variable.value ?? 'secret-value';
+  return environment;
+}
+
+const ourWorkloads = resources.filter((resource) => ['retrieval', 'ingest'].includes(resource.metadata?.name) && containersOf(resource).length > 0);
+const knownVariables = new Set(Object.keys(configSchema._def.schema.shape));
+
+describe('the rag namespace manifests', () => {
+  it('list only files that exist, resources and generated config maps alike', () => {
+    const generated = (kustomization.configMapGenerator as Array<{ files: string[] }>).flatMap((generator) => generator.files);
+    for (const file of [...kustomization.resources, ...generated]) expect(existsSync(join(rag, file)), file).toBe(true);
+  });
+
+  it('run the retrieval API and the ingest CronJob from our images', () => {
+    expect(ourWorkloads.map((resource) => `${resource.kind}/${resource.metadata.name}`).sort()).toEqual(['CronJob/ingest', 'Deployment/retrieval']);
+  });
+
+  it.each(['retrieval', 'ingest'])('give %s only variables the config schema knows, with valid values', (name) => {
+    const workload = ourWorkloads.find((resource) => resource.metadata.name === name);
+    const environment = environmentOf(containersOf(workload)[0]!);
+    const unknown = Object.keys(environment).filter((variable) => !knownVariables.has(variable));
+    expect(unknown).toEqual([]);
+    const config = loadConfig(environment);
+    expect(config.QDRANT_URL).toBe('http://qdrant.rag.svc.cluster.local:6333');
+    expect(config.collection).toBe('docs-v2');
+  });
+
+  it('point Services at ports their pods listen on', () => {
+    for (const service of resources.filter((resource) => resource.kind === 'Service')) {
+      const workload = resources.find((resource) => containersOf(resource).length > 0 && resource.metadata?.name === service.metadata.name);
+      const ports = containersOf(workload).flatMap((container: Manifest) => (container.ports ?? []).map((port: Manifest) => port.containerPort));
+      for (const port of service.spec.ports) expect(ports, `${service.metadata.name}:${port.targetPort}`).toContain(port.targetPort);
+    }
+  });
+
+  it('probe the API for readiness on /readyz and for liveness on /healthz', () => {
+    const [api] = containersOf(ourWorkloads.find((resource) => resource.metadata.name === 'retrieval')) as Manifest[];
+    expect(api.readinessProbe.httpGet.path).toBe('/readyz');
+    expect(api.livenessProbe.httpGet.path).toBe('/healthz');
+  });
+});
+
+/** Every series the dashboard and the alert rules query must exist in a real scrape of the service's metrics. */
+describe('the dashboard and alert rules', () => {
+  const files = join(rag, 'observability/files');
+  const dashboard = JSON.parse(readFileSync(join(files, 'rag-pipeline.json'), 'utf8'));
+  const rules = manifests('observability/files/rag-alerts.yml')[0].groups.flatMap((group: Manifest) => group.rules);
+  const expressions: string[] = [...dashboard.panels.flatMap((panel: Manifest) => panel.targets.map((target: Manifest) => target.expr)), ...rules.map((rule: Manifest) => rule.expr)];
+
+  it('query only series the service exposes', async () => {
+    const telemetry = new Telemetry();
+    telemetry.recordRequest('/search', 'ok');
+    telemetry.recordStage('rerank', 0.2);
+    telemetry.recordTopScore(0.6);
+    telemetry.recordModelCall('chat', 'openai', 'qwen3-4b-cpu', 1.5);
+    telemetry.recordTokens('qwen3-4b-cpu', 900, 120);
+    const exposition = await telemetry.scrape();
+    await telemetry.shutdown();
+    const samples = exposition.split('\n').filter((line) => line && !line.startsWith('#'));
+    const exposed = new Set(samples.map((line) => line.split(/[{ ]/)[0]));
+    const labels = new Set(samples.flatMap((line) => [...line.matchAll(/([a-z_]+)="/g)].map((match) => match[1])));
+    const names = expressions.flatMap((expression) => expression.match(/\b(?:rag|gen_ai)_[a-z_]+/g) ?? []);
+    const queried = new Set(names.filter((name) => !labels.has(name)));
+    expect([...queried].filter((series) => !exposed.has(series))).toEqual([]);
+    expect(queried.size).toBeGreaterThan(5);
+  });
+
+  const promtool = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((path) => existsSync(path));
+  if (!promtool) console.warn('promtool is not installed (Debian package prometheus): the rule syntax check is skipped');
+  it.skipIf(!promtool)('pass promtool check rules', () => {
+    const output = execFileSync(promtool!, ['check', 'rules', join(files, 'rag-alerts.yml')], { encoding: 'utf8' });
+    expect(output).toContain('SUCCESS');
+  });
+
+});

@@ -6,11 +6,7 @@
  */
 import {
   Answerer,
-  ConverterRegistry,
   createLogger,
-  ingest,
-  LocalDirectorySource,
-  MarkdownPassthrough,
   OpenAiGatewayChatModel,
   QdrantStore,
   Retriever,
@@ -28,7 +24,7 @@ import { FakeGateway, gatewayError } from './fakes/fake-gateway.ts';
 import { FakeQdrant, qdrantError } from './fakes/fake-qdrant.ts';
 import { teiEmbed, teiError, teiRerank } from './fakes/fake-tei.ts';
 import { SwitchableServer } from './fakes/fault-switch.ts';
-import { handbookFolder } from './test-stack.ts';
+import { handbookFolder, ingestFolder } from './test-stack.ts';
 
 export const EMBED_MODEL = 'fake/hashed-bag-of-words';
 export const GATEWAY_MODEL = 'qwen3-4b-cpu';
@@ -77,18 +73,7 @@ export async function startProductionStack(options: { timeoutMs?: number; rerank
 
   const gate = new StoreGate(store, embedder);
   await gate.ready();
-  const ingestSummary = await ingest({
-    source: new LocalDirectorySource(handbookFolder),
-    store,
-    embedder,
-    converters: new ConverterRegistry([new MarkdownPassthrough()]),
-    chunking: { chunkSize: 1200, chunkOverlap: 200 },
-    embedBatchSize: 8,
-    concurrency: 2,
-    prune: true,
-    dryRun: false,
-    logger,
-  });
+  const ingestSummary = await ingestFolder(handbookFolder, store, embedder, logger);
   const apps: FastifyInstance[] = [];
   const main = await serve(gate);
   apps.push(main.app);

@@ -14,12 +14,30 @@ import {
   type ChatModel,
   type Embedder,
   type IngestSummary,
+  type Logger,
   type Reranker,
+  type VectorStore,
 } from '@rag/core';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
 
 export const handbookFolder = new URL('./fixtures/handbook/', import.meta.url).pathname;
+
+/** The real ingestion pipeline over a folder of Markdown, with the service's chunking defaults. */
+export function ingestFolder(folder: string, store: VectorStore, embedder: Embedder | undefined, logger: Logger): Promise<IngestSummary> {
+  return ingest({
+    source: new LocalDirectorySource(folder),
+    store,
+    embedder,
+    converters: new ConverterRegistry([new MarkdownPassthrough()]),
+    chunking: { chunkSize: 1200, chunkOverlap: 200 },
+    embedBatchSize: 8,
+    concurrency: 2,
+    prune: true,
+    dryRun: false,
+    logger,
+  });
+}
 
 export interface TestStack {
   app: FastifyInstance;
@@ -42,18 +60,7 @@ export async function startTestStack(options: {
   const telemetry = new Telemetry();
   const store = new LanceDbStore({ dataDir, collection: 'test' });
   await store.open(options.embedder ? await options.embedder.describe() : null);
-  const ingestSummary = await ingest({
-    source: new LocalDirectorySource(options.folder ?? handbookFolder),
-    store,
-    embedder: options.embedder,
-    converters: new ConverterRegistry([new MarkdownPassthrough()]),
-    chunking: { chunkSize: 1200, chunkOverlap: 200 },
-    embedBatchSize: 8,
-    concurrency: 2,
-    prune: true,
-    dryRun: false,
-    logger,
-  });
+  const ingestSummary = await ingestFolder(options.folder ?? handbookFolder, store, options.embedder, logger);
   const retriever = new Retriever({ store, embedder: options.embedder, reranker: options.reranker, rerankCandidates: 50, telemetry });
   const answerer = new Answerer({ retriever, chatModel: options.chatModel, minScore: options.minScore, telemetry });
   const app = buildApp({

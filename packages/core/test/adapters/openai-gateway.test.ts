@@ -7,8 +7,8 @@ import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OpenAiGatewayChatModel } from '../../src/chat/openai-gateway.ts';
 import type { ChatMessage, ChatStreamEvent } from '../../src/chat/chat-model.ts';
-import { RagError } from '../../src/errors.ts';
 import { closedPortUrl, closeFakeServers, hang, sendJson, startFakeServer, within } from './fake-server.ts';
+import { failure } from './rag-failure.ts';
 
 afterEach(closeFakeServers);
 
@@ -54,14 +54,6 @@ async function collect(stream: AsyncIterable<ChatStreamEvent>): Promise<ChatStre
   return events;
 }
 
-async function failure(promise: Promise<unknown>): Promise<RagError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RagError);
-  return error as RagError;
-}
 
 describe('OpenAiGatewayChatModel.complete', () => {
   it('posts {model, messages, stream: false} with the bearer key and maps content and usage', async () => {

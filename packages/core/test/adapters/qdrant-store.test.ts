@@ -6,9 +6,9 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IndexedChunk } from '../../src/domain.ts';
-import { RagError } from '../../src/errors.ts';
 import { QdrantStore } from '../../src/stores/qdrant.ts';
 import { closedPortUrl, closeFakeServers, hang, sendJson, startFakeServer, within, type Handler, type RecordedRequest } from './fake-server.ts';
+import { failure } from './rag-failure.ts';
 
 afterEach(closeFakeServers);
 
@@ -65,14 +65,6 @@ function store(url: string, extra: Partial<ConstructorParameters<typeof QdrantSt
   return new QdrantStore({ url, apiKey: KEY, minBackoffMs: 5, ...extra });
 }
 
-async function failure(promise: Promise<unknown>): Promise<RagError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RagError);
-  return error as RagError;
-}
 
 function chunk(n: number, dense = true): IndexedChunk {
   return {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RagError } from '../../src/errors.ts';
 import { callJson, callStream, parseRetryAfter, type RemoteCallOptions } from '../../src/http/remote-call.ts';
 import { closedPortUrl, closeFakeServers, hang, sendJson, startFakeServer, within } from './fake-server.ts';
+import { failure } from './rag-failure.ts';
 
 afterEach(closeFakeServers);
 
@@ -11,14 +12,6 @@ function options(url: string, extra: Partial<RemoteCallOptions> = {}): RemoteCal
   return { dependency: 'embed', url, timeoutMs: 2_000, minBackoffMs: 5, headers: { authorization: `Bearer ${KEY}` }, ...extra };
 }
 
-async function failure(promise: Promise<unknown>): Promise<RagError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RagError);
-  return error as RagError;
-}
 
 describe('callJson', () => {
   it('sends the method, headers and JSON body, and returns the parsed answer', async () => {

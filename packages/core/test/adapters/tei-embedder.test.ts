@@ -3,9 +3,9 @@
  * https://huggingface.github.io/text-embeddings-inference/ (POST /v1/embeddings).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { RagError } from '../../src/errors.ts';
 import { TeiEmbedder } from '../../src/embedders/tei.ts';
 import { closedPortUrl, closeFakeServers, hang, sendJson, startFakeServer, within, type RecordedRequest } from './fake-server.ts';
+import { failure } from './rag-failure.ts';
 import type { ServerResponse } from 'node:http';
 
 afterEach(closeFakeServers);
@@ -24,14 +24,6 @@ function teiError(response: ServerResponse, status: number, message: string, typ
   sendJson(response, status, { message, code: status, type });
 }
 
-async function failure(promise: Promise<unknown>): Promise<RagError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RagError);
-  return error as RagError;
-}
 
 describe('TeiEmbedder', () => {
   it('posts {input, model} to /v1/embeddings with the bearer key and returns vectors in input order', async () => {

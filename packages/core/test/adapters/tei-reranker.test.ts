@@ -5,9 +5,9 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RagError } from '../../src/errors.ts';
 import { TeiReranker } from '../../src/rerankers/tei.ts';
 import { closeFakeServers, hang, sendJson, startFakeServer, within, type RecordedRequest } from './fake-server.ts';
+import { failure } from './rag-failure.ts';
 
 afterEach(closeFakeServers);
 
@@ -20,14 +20,6 @@ function answerScores(request: RecordedRequest, response: ServerResponse): void 
   sendJson(response, 200, ranks.sort((a, b) => b.score - a.score));
 }
 
-async function failure(promise: Promise<unknown>): Promise<RagError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RagError);
-  return error as RagError;
-}
 
 describe('TeiReranker', () => {
   it('posts {query, texts, truncate: true} to /rerank with the bearer key', async () => {

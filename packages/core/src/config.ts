@@ -52,6 +52,7 @@ export const configSchema = z
     GCS_PREFIX: z.string().default(''),
     DOCLING_URL: optionalUrl,
     DOCLING_API_KEY: optionalText,
+    DOCLING_TIMEOUT_MS: integer(1, 3_600_000).default(600_000),
     INGEST_CONCURRENCY: integer(1, 64).default(4),
   })
   .refine((config) => config.CHUNK_OVERLAP < config.CHUNK_SIZE, {

@@ -80,7 +80,7 @@ describe('PDF', () => {
 
 describe('createConverters', () => {
   it('converts every supported format with embedded converters when DOCLING_URL is unset', () => {
-    const registry = createConverters({ DOCLING_URL: undefined, DOCLING_API_KEY: undefined });
+    const registry = createConverters({ DOCLING_URL: undefined, DOCLING_API_KEY: undefined, DOCLING_TIMEOUT_MS: 600_000 });
 
     expect(registry.extensions).toEqual(['docx', 'htm', 'html', 'markdown', 'md', 'pdf', 'pptx']);
     expect(registry.forDocument('a/b.PDF')).toBeInstanceOf(PdfConverter);
@@ -88,7 +88,7 @@ describe('createConverters', () => {
   });
 
   it('sends PDF, DOCX and PPTX to docling-serve when DOCLING_URL is set, and reads Markdown and HTML directly', () => {
-    const registry = createConverters({ DOCLING_URL: 'http://docling:5001', DOCLING_API_KEY: undefined });
+    const registry = createConverters({ DOCLING_URL: 'http://docling:5001', DOCLING_API_KEY: undefined, DOCLING_TIMEOUT_MS: 600_000 });
 
     for (const name of ['a.pdf', 'b.docx', 'c.pptx']) expect(registry.forDocument(name)).toBeInstanceOf(DoclingServeConverter);
     expect(registry.forDocument('d.html')).toBeInstanceOf(HtmlConverter);

@@ -135,7 +135,7 @@ export async function startHarness(): Promise<Harness> {
         source,
         store,
         embedder,
-        converters: createConverters({ DOCLING_URL: undefined, DOCLING_API_KEY: undefined }),
+        converters: createConverters({ DOCLING_URL: undefined, DOCLING_API_KEY: undefined, DOCLING_TIMEOUT_MS: 600_000 }),
         chunking: { chunkSize: 300, chunkOverlap: 50 },
         embedBatchSize: 4,
         concurrency: 3,

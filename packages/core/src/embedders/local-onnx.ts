@@ -24,6 +24,7 @@ const LOCAL_LAYOUT = 'config.json, tokenizer.json, tokenizer_config.json and onn
 
 /** Dense embeddings computed in-process with ONNX Runtime (CPU): mean pooling over real tokens, then L2 normalisation. */
 export class LocalOnnxEmbedder implements Embedder {
+  readonly provider = 'onnxruntime';
   readonly modelId: string;
   private readonly options: LocalOnnxEmbedderOptions;
   private readonly batchSize: number;

@@ -36,6 +36,7 @@ const REQUIRED_FILES = ['tokenizer.json', 'model.safetensors', 'config.json'];
  * library does, so vectors match its output. No ONNX session and no download.
  */
 export class Model2VecEmbedder implements Embedder {
+  readonly provider = 'model2vec';
   readonly modelId: string;
   private readonly maxLength: number;
   private readonly load: () => Promise<StaticModel>;

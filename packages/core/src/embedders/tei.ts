@@ -40,6 +40,7 @@ interface TeiInfo {
 }
 
 export class TeiEmbedder implements Embedder {
+  readonly provider = 'tei';
   modelId: string;
   private readonly batchSize: number;
   private lock: Promise<EmbeddingModelLock> | undefined;

@@ -46,7 +46,7 @@ export class Retriever {
       () => embedder.embedQuery(query, signal),
       (seconds) => {
         telemetry.recordStage('embed', seconds);
-        telemetry.recordModelCall('embeddings', providerOf(embedder), embedder.modelId, seconds);
+        telemetry.recordModelCall('embeddings', embedder.provider ?? 'local', embedder.modelId, seconds);
       },
     );
   }
@@ -64,7 +64,7 @@ export class Retriever {
       () => reranker.rerank(query, candidates.map((hit) => hit.text), signal),
       (seconds) => {
         this.options.telemetry.recordStage('rerank', seconds);
-        this.options.telemetry.recordModelCall('rerank', providerOf(reranker), reranker.modelId, seconds);
+        this.options.telemetry.recordModelCall('rerank', reranker.provider ?? 'local', reranker.modelId, seconds);
       },
     );
     return scores.flatMap(({ index, score }) => {
@@ -72,8 +72,4 @@ export class Retriever {
       return hit ? [{ ...hit, score, fusionScore: hit.fusionScore }] : [];
     });
   }
-}
-
-function providerOf(component: object): string {
-  return component.constructor.name.startsWith('Tei') ? 'tei' : 'local';
 }

@@ -26,6 +26,7 @@ const DEFAULT_BATCH_SIZE = 32;
  * (raw_scores: false) for single-logit models, so a score threshold means the same with either reranker.
  */
 export class LocalCrossEncoderReranker implements Reranker {
+  readonly provider = 'onnxruntime';
   readonly modelId: string;
   private readonly batchSize: number;
   private readonly load: () => Promise<CrossEncoder>;

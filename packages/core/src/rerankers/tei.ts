@@ -25,6 +25,7 @@ export interface TeiRerankerOptions {
 const READY_TIMEOUT_MS = 5_000;
 
 export class TeiReranker implements Reranker {
+  readonly provider = 'tei';
   readonly modelId: string;
   private readonly batchSize: number;
 

@@ -71,6 +71,8 @@ export class QdrantStore implements VectorStore {
   readonly collection: string;
   private readonly client: QdrantClient;
   private readonly timeoutMs: number;
+  /** What the opened collection holds: a sparse-only writer must not add points without dense vectors. */
+  private denseModel: string | undefined;
 
   constructor(private readonly options: QdrantStoreOptions) {
     this.collection = options.collection ?? 'docs-v2';
@@ -90,6 +92,9 @@ export class QdrantStore implements VectorStore {
   }
 
   async upsert(chunks: IndexedChunk[]): Promise<void> {
+    if (this.denseModel && chunks.some((chunk) => chunk.dense === undefined)) {
+      throw new RagError('RAG_MODEL_MISMATCH', `(Collection "${this.collection}" holds dense vectors of ${this.denseModel}; configure that embedder to write to it.)`);
+    }
     const batchSize = this.options.upsertBatchSize ?? 64;
     for (let start = 0; start < chunks.length; start += batchSize) {
       const points = chunks.slice(start, start + batchSize).map(toPoint);
@@ -179,9 +184,10 @@ export class QdrantStore implements VectorStore {
   }
 
   private assertSameModel(info: unknown, lock: EmbeddingModelLock | null): void {
-    // Without a lock (no embedder) only the sparse vectors are used, which every collection has.
-    if (!lock) return;
     const recorded = recordedLock(info);
+    if (recorded.denseSize !== undefined) this.denseModel = recorded.model ?? `${recorded.denseSize}-dimension vectors`;
+    // Without a lock (no embedder) only the sparse vectors are read, which every collection has.
+    if (!lock) return;
     const problem =
       recorded.denseSize === undefined
         ? 'has no dense vectors (it was built without an embedding model)'

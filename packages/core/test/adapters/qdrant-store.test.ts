@@ -142,11 +142,17 @@ describe('QdrantStore.open', () => {
     expect(error.message).toContain('configured: m, 4 dimensions');
   });
 
-  it('opens any collection for sparse-only use', async () => {
+  it('opens any collection for sparse-only reads, but refuses sparse-only writes into a dense collection', async () => {
     const server = await startFakeServer(
       qdrant({ [`GET /collections/${C}`]: (_, res) => ok(res, collectionInfo({ denseSize: 4, metadata: { embedding_model: 'm' } })) }),
     );
-    await store(server.url).open(null);
+    const sparseOnly = store(server.url);
+    await sparseOnly.open(null);
+    const chunk = { id: 'id', source: 'a.md', headingPath: '', chunkIndex: 0, text: 't', contentHash: 'h', sparse: { indices: [1], values: [1] }, ingestedAt: 'now' };
+    const error = await failure(sparseOnly.upsert([chunk]));
+    expect(error.code).toBe('RAG_MODEL_MISMATCH');
+    expect(error.message).toContain('dense vectors of m');
+    expect(server.requests.map((request) => request.method)).toEqual(['GET']);
   });
 
   it('checks the model of a collection another replica created first (409)', async () => {

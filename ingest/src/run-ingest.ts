@@ -67,6 +67,7 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
     });
     progress.stop();
     logger.info({ seconds: (performance.now() - started) / 1000, embedCalls: summary.embedCalls, unchanged: summary.unchanged, unsupported: summary.unsupported }, 'ingest finished');
+    if (summary.upserts + summary.deletes > 0 && store.compact) logger.info({ compaction: await store.compact() }, 'storage compacted');
     return summary;
   } finally {
     progress.stop();

@@ -123,6 +123,17 @@ export class LanceDbStore implements VectorStore {
     return this.requireTable().countRows();
   }
 
+  /**
+   * Every write adds files and a table version; without compaction a nightly sync slows reads down and
+   * grows the folder forever. Versions older than an hour go (no query runs that long); LanceDB keeps
+   * their files for its own 7-day safety window.
+   */
+  async compact(): Promise<string> {
+    const { compaction, prune } = await this.requireTable().optimize({ cleanupOlderThan: new Date(Date.now() - 60 * 60 * 1000) });
+    await this.refresh();
+    return `compacted ${compaction.fragmentsRemoved} fragments into ${compaction.fragmentsAdded}, removed ${prune.oldVersionsRemoved} old versions`;
+  }
+
   async checkReady(): Promise<void> {
     this.requireTable();
   }

@@ -24,6 +24,11 @@ export interface VectorStore {
   listDocuments(): Promise<IndexedDocument[]>;
   search(query: HybridQuery, signal?: AbortSignal): Promise<SearchHit[]>;
   count(): Promise<number>;
+  /**
+   * Storage housekeeping after a run that wrote something (the embedded store merges the small files
+   * each write leaves and drops old versions); returns a line for the log. Servers manage their own.
+   */
+  compact?(): Promise<string>;
   /** Throws a RagError naming the problem when the store cannot serve queries. */
   checkReady(signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;

@@ -118,3 +118,16 @@ describe('LanceDbStore', () => {
     await expect(openStore({ model: 'model-a', dimension: 2 })).rejects.toMatchObject({ code: 'RAG_MODEL_MISMATCH' });
   });
 });
+
+describe('LanceDbStore.compact', () => {
+  it('merges the files left by many small writes and keeps every chunk searchable', async () => {
+    const store = await openStore(null);
+    for (let index = 0; index < 6; index++) await store.upsert([chunk(`doc-${index}.md`, 0, `retention policy number ${index}`)]);
+    await store.deleteByIds([chunkId('doc-0.md', 0)]);
+    const report = await store.compact();
+    expect(report).toMatch(/^compacted [1-9]\d* fragments into 1, removed \d+ old versions$/);
+    expect(await store.count()).toBe(5);
+    const hits = await store.search({ sparse: encodeQuery('retention policy'), limit: 10, prefetchLimit: 20 });
+    expect(hits.map((hit) => hit.source).sort()).toEqual(['doc-1.md', 'doc-2.md', 'doc-3.md', 'doc-4.md', 'doc-5.md']);
+  });
+});

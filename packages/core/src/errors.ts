@@ -9,8 +9,7 @@ export const errorCatalog = {
   RAG_INVALID_QUERY: { status: 400, message: '"query" must be a non-empty string of at most 2000 characters.' },
   RAG_INVALID_K: { status: 400, message: '"k" must be an integer between 1 and 50.' },
   RAG_INVALID_REQUEST: { status: 400, message: 'The request does not match the expected shape.' },
-  RAG_NOT_FOUND: { status: 404, message: 'No such route. Routes: POST /search, POST /chat, GET /healthz, GET /readyz, GET /metrics.' },
-  RAG_METHOD_NOT_ALLOWED: { status: 405, message: 'This route does not accept that method.' },
+  RAG_NOT_FOUND: { status: 404, message: 'No such route. Routes: GET / (web page), POST /search, POST /chat, GET /healthz, GET /readyz, GET /metrics.' },
   RAG_PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   RAG_CONFIG_INVALID: { status: 500, message: 'The configuration is invalid.' },
   RAG_MODEL_MISMATCH: {

@@ -5,6 +5,7 @@ import { registerChatRoute } from './routes/chat.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { registerMetricsRoute } from './routes/metrics.ts';
 import { registerSearchRoute } from './routes/search.ts';
+import { registerWebRoutes } from './routes/web.ts';
 import type { OpenGate } from './store-gate.ts';
 
 export interface AppDependencies {
@@ -39,5 +40,6 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   registerChatRoute(app, deps);
   registerHealthRoutes(app, deps.readinessChecks);
   registerMetricsRoute(app, deps.telemetry);
+  registerWebRoutes(app);
   return app;
 }

@@ -26,7 +26,9 @@ export function errorBody(error: RagError): { error: { code: string; message: st
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const httpError = toHttpError(error);
-    if (httpError.status >= 500) request.log.error({ err: httpError.cause ?? httpError, code: httpError.code }, 'request failed');
+    // A dependency outage is expected operations, not a bug: one warn line with the reason, no stack.
+    if (httpError.status === 503 || httpError.status === 504) request.log.warn({ code: httpError.code, reason: httpError.message }, 'dependency unavailable');
+    else if (httpError.status >= 500) request.log.error({ err: httpError.cause ?? httpError, code: httpError.code }, 'request failed');
     return reply.status(httpError.status).send(errorBody(httpError));
   });
   app.setNotFoundHandler((request, reply) => {

@@ -76,6 +76,7 @@ function printWelcome(config: Config, chunks: number | undefined, mode: string):
   process.stdout.write(
     [
       `RAG retrieval API listening on ${url} (${indexed} in "${config.collection}", /chat mode: ${mode})`,
+      `Open ${url}/ in a browser`,
       `Try:`,
       `  curl -s ${url}/search -H 'content-type: application/json' -d '{"query":"how is the sparse vector built?"}'`,
       `  curl -s ${url}/chat -H 'content-type: application/json' -d '{"query":"what happens when I change the embedding model?"}'`,

@@ -1,0 +1,228 @@
+// The page's only script, served as GET /app.js (the Content-Security-Policy allows no inline script).
+// Every piece of API data is written with textContent, never parsed as HTML.
+'use strict';
+
+(function () {
+  const form = document.getElementById('query-form');
+  const question = document.getElementById('question');
+  const buttons = [document.getElementById('ask'), document.getElementById('search')];
+  const status = document.getElementById('status');
+  const errorBox = document.getElementById('error');
+  const answerPanel = document.getElementById('answer-panel');
+  const answer = document.getElementById('answer');
+  const mode = document.getElementById('mode');
+  const usage = document.getElementById('usage');
+  const unknown = document.getElementById('unknown');
+  const citations = document.getElementById('citations');
+  const resultsPanel = document.getElementById('results-panel');
+  const results = document.getElementById('results');
+
+  /** The request in flight; a new submission aborts it. */
+  let current = null;
+
+  function element(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function label(citation) {
+    return citation.source + '#' + citation.chunk_index;
+  }
+
+  function formatScore(score) {
+    return typeof score === 'number' ? score.toFixed(4) : String(score);
+  }
+
+  /** Chunk texts start with the `<source> > <heading path>` line the pipeline embeds; the summary shows both already. */
+  function passageBody(result) {
+    const title = result.heading_path ? result.source + ' > ' + result.heading_path : result.source;
+    const text = String(result.text);
+    if (text.startsWith(title + '\n')) return text.slice(title.length).replace(/^\n+/, '');
+    return text;
+  }
+
+  function showError(code, message) {
+    errorBox.querySelector('.code').textContent = code;
+    errorBox.querySelector('.message').textContent = message;
+    errorBox.hidden = false;
+  }
+
+  function reset() {
+    errorBox.hidden = true;
+    status.textContent = '';
+    answerPanel.hidden = true;
+    answer.textContent = '';
+    answer.setAttribute('aria-busy', 'false');
+    mode.hidden = true;
+    usage.hidden = true;
+    unknown.hidden = true;
+    citations.replaceChildren();
+    resultsPanel.hidden = true;
+    results.replaceChildren();
+  }
+
+  function setBusy(busy, text) {
+    for (const button of buttons) button.disabled = busy;
+    status.textContent = text;
+  }
+
+  /** An API error body is {"error": {"code", "message"}}; anything else is reported as it came. */
+  async function errorOf(response) {
+    const body = await response.json().catch(() => null);
+    if (body && body.error && body.error.code) return body.error;
+    return { code: 'HTTP ' + response.status, message: response.statusText || 'The server answered an unexpected response.' };
+  }
+
+  function post(path, body, signal, accept) {
+    return fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: accept },
+      body: JSON.stringify(body),
+      signal: signal,
+    });
+  }
+
+  async function search(query, signal) {
+    setBusy(true, 'Searching…');
+    const response = await post('/search', { query: query }, signal, 'application/json');
+    if (!response.ok) {
+      const error = await errorOf(response);
+      showError(error.code, error.message);
+      return;
+    }
+    const body = await response.json();
+    for (const result of body.results) {
+      const item = element('li', 'result');
+      const details = element('details');
+      const summary = element('summary');
+      summary.append(element('span', 'source', result.source));
+      if (result.heading_path) summary.append(' ', element('span', 'heading', '› ' + result.heading_path));
+      const facts = element('div', 'facts');
+      facts.append(
+        element('span', 'chunk', 'chunk ' + result.chunk_index),
+        ' · ',
+        element('span', 'score', 'score ' + formatScore(result.score)),
+      );
+      summary.append(facts);
+      details.append(summary, element('p', 'text', passageBody(result)));
+      item.append(details);
+      results.append(item);
+    }
+    resultsPanel.hidden = false;
+    status.textContent = body.results.length === 0 ? 'No passage matches.' : body.results.length + ' passages, best first.';
+  }
+
+  function renderCitations(list) {
+    citations.replaceChildren();
+    for (const citation of list) {
+      const item = element('li', 'citation');
+      item.dataset.label = label(citation);
+      item.append(element('span', 'label', label(citation)));
+      if (citation.heading_path) item.append(' ', element('span', 'heading', citation.heading_path));
+      citations.append(item);
+    }
+    if (list.length === 0) citations.append(element('li', 'none', 'No passage was cited.'));
+  }
+
+  function renderDone(done) {
+    answer.textContent = done.answer;
+    renderCitations(done.citations || []);
+    mode.textContent = done.mode;
+    mode.hidden = false;
+    if (done.usage) {
+      usage.textContent =
+        'tokens: ' + done.usage.prompt_tokens + ' prompt, ' + done.usage.completion_tokens + ' completion, ' + done.usage.total_tokens + ' total';
+      usage.hidden = false;
+    }
+    if (done.unknown_citations && done.unknown_citations.length > 0) {
+      unknown.textContent = 'Cited but not among the passages: ' + done.unknown_citations.join(', ');
+      unknown.hidden = false;
+    }
+  }
+
+  /** Handles one Server-Sent Event; returns true once the stream is over (done or error). */
+  function handleEvent(name, data) {
+    if (name === 'citations') {
+      renderCitations(data.citations);
+      answerPanel.hidden = false;
+    } else if (name === 'token') {
+      answer.append(data.text);
+    } else if (name === 'done') {
+      renderDone(data);
+      return true;
+    } else if (name === 'error') {
+      showError(data.code, data.message);
+      return true;
+    }
+    return false;
+  }
+
+  /** Splits a block of SSE lines into its event name and its data (JSON). */
+  function parseFrame(frame) {
+    let name = 'message';
+    const data = [];
+    for (const line of frame.split('\n')) {
+      if (line.startsWith('event:')) name = line.slice(6).trim();
+      else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+    }
+    return { name: name, data: data.length > 0 ? JSON.parse(data.join('\n')) : null };
+  }
+
+  async function ask(query, signal) {
+    setBusy(true, 'Retrieving passages…');
+    const response = await post('/chat', { query: query, stream: true }, signal, 'text/event-stream');
+    const type = response.headers.get('content-type') || '';
+    if (!response.ok || !type.includes('text/event-stream')) {
+      const error = await errorOf(response);
+      showError(error.code, error.message);
+      return;
+    }
+    answerPanel.hidden = false;
+    answer.setAttribute('aria-busy', 'true');
+    status.textContent = 'Answering…';
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    let finished = false;
+    while (!finished) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      buffer += chunk.value.replace(/\r\n?/g, '\n');
+      let end;
+      while (!finished && (end = buffer.indexOf('\n\n')) !== -1) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        if (frame.trim() === '') continue;
+        const event = parseFrame(frame);
+        finished = handleEvent(event.name, event.data);
+      }
+    }
+    answer.setAttribute('aria-busy', 'false');
+    if (!finished) showError('STREAM_INTERRUPTED', 'The answer stream ended before its done event.');
+    status.textContent = '';
+  }
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const action = event.submitter && event.submitter.value === 'search' ? 'search' : 'ask';
+    if (current) current.abort();
+    const controller = new AbortController();
+    current = controller;
+    reset();
+    const run = action === 'search' ? search : ask;
+    run(question.value, controller.signal)
+      .catch((error) => {
+        if (controller.signal.aborted) return;
+        showError('NETWORK_ERROR', 'The request failed: ' + (error && error.message ? error.message : String(error)));
+        status.textContent = '';
+      })
+      .finally(() => {
+        if (current !== controller) return;
+        current = null;
+        answer.setAttribute('aria-busy', 'false');
+        for (const button of buttons) button.disabled = false;
+        if (errorBox.hidden === false) status.textContent = '';
+      });
+  });
+})();

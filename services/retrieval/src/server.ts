@@ -80,6 +80,7 @@ function printWelcome(config: Config, chunks: number | undefined, mode: string):
       `Try:`,
       `  curl -s ${url}/search -H 'content-type: application/json' -d '{"query":"how is the sparse vector built?"}'`,
       `  curl -s ${url}/chat -H 'content-type: application/json' -d '{"query":"what happens when I change the embedding model?"}'`,
+      ...(chunks === 0 ? ['The index is empty: index a folder first with `pnpm ingest ./your-docs` (or run `pnpm start` for this project\'s docs).'] : []),
       '',
     ].join('\n'),
   );

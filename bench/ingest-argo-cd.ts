@@ -7,14 +7,14 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeResultsSection } from './results-file.ts';
 
 const repositoryRoot = fileURLToPath(new URL('../', import.meta.url));
 const corpus = join(repositoryRoot, '../shared/corpora/argo-cd-docs');
-const resultsFile = join(repositoryRoot, 'bench/results.md');
 const SECTION = '## Ingestion: argo-cd docs';
 const GNU_TIME = '/usr/bin/time';
 const MODEL2VEC = 'packages/core/test/fixtures/models/model2vec-test-bge-base-vq';
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   }
   const section = report(rows);
   console.log(section);
-  if (process.argv.includes('--write')) await writeSection(section);
+  if (process.argv.includes('--write')) await writeResultsSection(SECTION, section);
 }
 
 /** One `pnpm ingest <corpus>` in its own process, so that its peak RSS is its own. */
@@ -119,16 +119,6 @@ The re-run reads each file's modification time and size from the folder and the 
 `;
 }
 
-async function writeSection(section: string): Promise<void> {
-  const current = existsSync(resultsFile) ? await readFile(resultsFile, 'utf8') : '# Benchmark results\n\nMeasured figures of the benchmarks in `bench/`; each section says how to reproduce it.\n';
-  const start = current.indexOf(SECTION);
-  if (start === -1) {
-    await writeFile(resultsFile, `${current.trimEnd()}\n\n${section}`);
-    return;
-  }
-  const next = current.indexOf('\n## ', start + SECTION.length);
-  await writeFile(resultsFile, `${current.slice(0, start)}${section}${next === -1 ? '' : current.slice(next)}`);
-}
 
 main().catch((error: unknown) => {
   console.error(error);

@@ -10,10 +10,11 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeResultsSection } from './results-file.ts';
 import type autocannon from 'autocannon';
 import {
   Answerer,
@@ -31,7 +32,6 @@ import { buildApp } from '../services/retrieval/src/app.ts';
 
 const repositoryRoot = fileURLToPath(new URL('../', import.meta.url));
 const corpus = join(repositoryRoot, '../shared/corpora/argo-cd-docs');
-const resultsFile = join(repositoryRoot, 'bench/results.md');
 const SECTION = '## Query path: argo-cd docs';
 
 const TOP_K = 5;
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
       autocannonVersion: (JSON.parse(await readFile(join(repositoryRoot, 'node_modules/autocannon/package.json'), 'utf8')) as { version: string }).version,
     });
     console.log(section);
-    if (process.argv.includes('--write')) await writeSection(section);
+    if (process.argv.includes('--write')) await writeResultsSection(SECTION, section);
   } finally {
     await store.close();
     await telemetry.shutdown();
@@ -360,16 +360,6 @@ function reading(figures: Figures, requestsPerSecond: number): string {
   return `Reading: the search itself is cheap. In process a query takes ${ms(inProcess.p50)} ms at the median and ${ms(inProcess.mean)} ms on average (${inProcess.perSecond.toFixed(0)} queries/s on one thread), the same order as the ~0.3 ms per in-memory BM25 query that docs/architecture.md gives for 4.6k chunks (${figures.chunks} here). ${(storeShare * 100).toFixed(0)} % of it (by the mean) is the store's search: the in-memory scoring of the sparse leg plus the LanceDB table-version check that \`LanceDbStore\` makes before every search to notice another process's ingest; encoding the query is ${ms(encoding.mean)} ms. One request at a time over HTTP takes ${ms(sequentialHttp.p50)} ms at the median, ${ms(sequentialHttp.p50 - inProcess.p50)} ms more than the search: Fastify, request validation, the JSON of ${TOP_K} passages of up to 1200 characters, the loopback round trip and the client, which runs in the same process. Under load the server spends ${ms(cpuPerRequest)} ms of CPU per request (all its threads, LanceDB's included), ${(cpuPerRequest / inProcess.mean).toFixed(1)}× the search's mean, so ${searchIsMost ? 'the search is most of the work that bounds throughput and the rest of the 1-connection latency is round-trip time rather than server work' : 'the HTTP service around the search, not the search, is most of the work that bounds throughput'}. Under ${HTTP_CONNECTIONS} connections the server answers ${requestsPerSecond.toFixed(0)} requests/s (${(requestsPerSecond / sequentialHttp.perSecond).toFixed(1)}× the 1-connection rate) and latency is mostly queueing: ${HTTP_CONNECTIONS} requests in flight at ${requestsPerSecond.toFixed(0)}/s give ${ms(littlesLaw)} ms by Little's law, against a measured mean of ${http.latency.mean.toFixed(2)} ms. An embedder or a reranker would add its model call to each query and outweigh all of this.`;
 }
 
-async function writeSection(section: string): Promise<void> {
-  const current = existsSync(resultsFile) ? await readFile(resultsFile, 'utf8') : '# Benchmark results\n\nMeasured figures of the benchmarks in `bench/`; each section says how to reproduce it.\n';
-  const start = current.indexOf(SECTION);
-  if (start === -1) {
-    await writeFile(resultsFile, `${current.trimEnd()}\n\n${section}`);
-    return;
-  }
-  const next = current.indexOf('\n## ', start + SECTION.length);
-  await writeFile(resultsFile, `${current.slice(0, start)}${section}${next === -1 ? '' : current.slice(next)}`);
-}
 
 (process.argv.includes(CHILD_FLAG) ? loadChild() : main()).catch((error: unknown) => {
   console.error(error);

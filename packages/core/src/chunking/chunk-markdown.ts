@@ -2,6 +2,7 @@ import type { Chunk } from '../domain.ts';
 import { chunkId } from './chunk-id.ts';
 import { sectionText, splitMarkdownLayouts } from './markdown-sections.ts';
 import { prefixChunkText } from './prefix.ts';
+import { carriedTableHeader } from './table-header.ts';
 import { splitTextSpans, type SplitOptions } from './split-text.ts';
 
 /**
@@ -11,10 +12,11 @@ import { splitTextSpans, type SplitOptions } from './split-text.ts';
  */
 export function chunkMarkdown(markdown: string, source: string, options: SplitOptions): Chunk[] {
   const pieces = splitMarkdownLayouts(markdown).flatMap((layout) =>
-    splitTextSpans(layout.langchainText, options).map(({ start, end }) => ({
-      headingPath: layout.headingPath,
-      text: sectionText(layout, start, end),
-    })),
+    splitTextSpans(layout.langchainText, options).map(({ start, end }) => {
+      const header = carriedTableHeader(layout.langchainText, start);
+      const text = sectionText(layout, start, end);
+      return { headingPath: layout.headingPath, text: header ? `${header}\n${text}` : text };
+    }),
   );
   return pieces.map(({ headingPath, text }, chunkIndex) => ({
     id: chunkId(source, chunkIndex),

@@ -100,22 +100,34 @@ function markdownFiles(root: string): string[] {
 
 const withoutLineIndent = (text: string): string => text.replace(/^[ \t]+/gm, '');
 
+/** Our chunks repeat a cut table's header rows at their top (DIFFERENCES.md); LangChain's do not. */
+function withoutCarriedTableHeader(got: string, want: string): string {
+  const bodyStart = want.indexOf('\n\n') + 2;
+  const [gotBody, wantBody] = [got.slice(bodyStart), want.slice(bodyStart)];
+  const carried = gotBody.split('\n').slice(0, 2).join('\n');
+  return carried.startsWith('|') && gotBody === `${carried}\n${wantBody}` ? want : got;
+}
+
 describe('vllm-gke corpus chunks', () => {
-  it.skipIf(!haveCorpus)('match the 81 Python chunks; only fenced-code lines may differ, in leading whitespace', () => {
+  it.skipIf(!haveCorpus)('match the 81 Python chunks, but for kept code indentation and carried table headers', () => {
     const expected = readFileSync(chunksFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as CorpusChunk);
     const ours = markdownFiles(corpus).flatMap((source) =>
       chunkMarkdown(readFileSync(`${corpus}/${source}`, 'utf8'), source, { chunkSize: 1200, chunkOverlap: 200 }),
     );
     expect(ours).toHaveLength(81);
     let exact = 0;
+    let carriedHeaders = 0;
     expected.forEach((want, i) => {
       const got = ours[i];
       expect([got?.source, got?.chunkIndex, got?.headingPath, got?.id]).toEqual([want.source, want.chunk_index, want.heading_path, want.id]);
-      if (!want.text_as_prefixed.includes('```')) expect(got?.text).toBe(want.text_as_prefixed);
-      else expect(withoutLineIndent(got?.text ?? '')).toBe(withoutLineIndent(want.text_as_prefixed));
+      const text = withoutCarriedTableHeader(got?.text ?? '', want.text_as_prefixed);
+      if (text !== got?.text) carriedHeaders += 1;
+      if (!want.text_as_prefixed.includes('```')) expect(text).toBe(want.text_as_prefixed);
+      else expect(withoutLineIndent(text)).toBe(withoutLineIndent(want.text_as_prefixed));
       if (got?.text === want.text_as_prefixed) exact += 1;
     });
-    console.info(`vllm-gke: ${exact} of ${expected.length} chunks byte-equal; the rest differ only in code indentation`);
-    expect(exact).toBe(67);
+    console.info(`vllm-gke: ${exact} of ${expected.length} chunks byte-equal; ${carriedHeaders} carry their table's header, the rest differ only in code indentation`);
+    expect(carriedHeaders).toBe(2);
+    expect(exact).toBe(65);
   });
 });

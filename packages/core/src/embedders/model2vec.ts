@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { PreTrainedTokenizer } from '@huggingface/transformers';
 import type { EmbeddingModelLock } from '../domain.ts';
 import type { Embedder } from './embedder.ts';
-import { loadOnce } from './local-onnx.ts';
+import { loadOnce } from './local-model.ts';
 
 export interface Model2VecEmbedderOptions {
   /** A local Model2Vec directory: tokenizer.json, model.safetensors and config.json. */

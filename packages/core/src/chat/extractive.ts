@@ -25,25 +25,44 @@ function sentencesOf(body: string): string[] {
     .filter((sentence) => sentence.length > 0);
 }
 
-/** The passage's sentences that share most with the question, kept in document order. */
-function bestSentences(question: string, body: string): string[] {
-  const scored = sentencesOf(body).map((sentence, position) => ({ sentence, position, coverage: queryCoverage(question, sentence) }));
-  const chosen = scored
+/** A passage is quoted when its best sentence covers at least this share of the best sentence found. */
+const QUOTE_COVERAGE_RATIO = 0.75;
+
+interface Quotable {
+  hit: SearchHit;
+  sentences: string[];
+  bestCoverage: number;
+}
+
+/** The passage's prose sentences that share words with the question (at most three, the best), in document order. */
+function matchingSentences(question: string, hit: SearchHit): Quotable {
+  const scored = sentencesOf(passageBody(hit.text))
+    .map((sentence, position) => ({ sentence, position, coverage: queryCoverage(question, sentence) }))
     .filter(({ coverage }) => coverage > 0)
     .sort((a, b) => b.coverage - a.coverage || a.position - b.position)
-    .slice(0, MAX_QUOTED_SENTENCES)
-    .sort((a, b) => a.position - b.position);
-  return chosen.length > 0 ? chosen.map(({ sentence }) => sentence) : scored.slice(0, MAX_QUOTED_SENTENCES).map(({ sentence }) => sentence);
+    .slice(0, MAX_QUOTED_SENTENCES);
+  const sentences = scored.sort((a, b) => a.position - b.position).map(({ sentence }) => sentence);
+  return { hit, sentences, bestCoverage: Math.max(0, ...scored.map(({ coverage }) => coverage)) };
+}
+
+function quote(sentences: string[], hit: SearchHit): string {
+  return `> ${sentences.join(' ')} [${passageLabel(hit)}]`;
 }
 
 /**
- * The answer when no language model is configured: the most relevant sentences of the best
- * passages, quoted and labelled `[source#chunk_index]`.
+ * The answer when no language model is configured: the sentences of the best passages that share
+ * words with the question, quoted and labelled `[source#chunk_index]`, in ranking order. A passage
+ * whose prose matches much less than the best match (it ranked through its headings or code, or one
+ * stray word) is left out; if nothing matches, the best passage's opening sentences stand in.
  */
 export function extractiveAnswer(question: string, passages: SearchHit[]): string {
-  const quotes = passages.slice(0, MAX_PASSAGES).map((hit) => {
-    const quote = bestSentences(question, passageBody(hit.text)).join(' ');
-    return `> ${quote} [${passageLabel(hit)}]`;
-  });
+  const candidates = passages.map((hit) => matchingSentences(question, hit));
+  const bestCoverage = Math.max(0, ...candidates.map((candidate) => candidate.bestCoverage));
+  const quotes = candidates
+    .filter((candidate) => candidate.sentences.length > 0 && candidate.bestCoverage >= QUOTE_COVERAGE_RATIO * bestCoverage)
+    .slice(0, MAX_PASSAGES)
+    .map(({ hit, sentences }) => quote(sentences, hit));
+  const best = passages[0];
+  if (quotes.length === 0 && best) quotes.push(quote(sentencesOf(passageBody(best.text)).slice(0, MAX_QUOTED_SENTENCES), best));
   return `No language model is configured (GATEWAY_URL), so here are the most relevant passages:\n\n${quotes.join('\n\n')}`;
 }

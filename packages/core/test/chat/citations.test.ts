@@ -46,6 +46,18 @@ describe('extractive answers', () => {
     expect(answer).not.toContain('probation');
   });
 
+  it('leaves out a passage that matched only through its headings or code, quoting the next one', () => {
+    const headingOnly = hit('README.md', 1, 'README.md > Remote work\n\nRun the installer first.\n\n```sh\ncurl remote work from home\n```');
+    const answer = extractiveAnswer('how many days can I work from home?', [headingOnly, remote]);
+    expect(answer).not.toContain('[README.md#1]');
+    expect(answer).toContain('three days a week. [onboarding.md#1]');
+  });
+
+  it('falls back to the best passage opening when no sentence matches', () => {
+    const answer = extractiveAnswer('zzz', [remote]);
+    expect(answer).toContain('> Everyone may work from home up to three days a week. Full remote contracts are possible after probation. [onboarding.md#1]');
+  });
+
   it('does not quote fenced code', () => {
     const withCode = hit('backups.md', 0, 'backups.md > Backups\n\nRestore a snapshot with the CLI.\n\n```sh\nstratactl restore --snapshot 42\n```\nRestores need two approvals.');
     const answer = extractiveAnswer('how do I restore a snapshot?', [withCode]);

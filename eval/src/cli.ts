@@ -146,8 +146,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const config = loadConfig();
-  const logger = createLogger(process.env['LOG_LEVEL'] ? config.LOG_LEVEL : 'warn');
+  // A report on stdout reads better without the pipeline's info lines; LOG_LEVEL still wins.
+  const config = loadConfig(undefined, { LOG_LEVEL: 'warn' });
+  const logger = createLogger(config.LOG_LEVEL);
   if (values.beir) {
     if (values.url || values.questions) throw new UsageError('--beir runs in process on its own: drop --questions and --url');
     await evaluateBeir(values.beir, values.report, config, logger);

@@ -53,16 +53,24 @@ export class EmbeddedIndex implements EvalBackend {
 
   static async open(baseConfig: Config, logger: Logger): Promise<EmbeddedIndex> {
     const dataDir = await mkdtemp(join(tmpdir(), 'rag-eval-'));
-    await shareModelCache(baseConfig, dataDir);
     const config: Config = { ...baseConfig, RAG_DATA_DIR: dataDir, QDRANT_URL: undefined };
     const telemetry = new Telemetry();
     const store = createStore(config);
-    const embedder = createEmbedder(config, logger);
-    const reranker = createReranker(config);
-    await store.open(embedder ? await embedder.describe() : null);
-    const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, telemetry });
-    const answerer = new Answerer({ retriever, chatModel: createChatModel(config), minScore: config.RAG_MIN_SCORE, telemetry });
-    return new EmbeddedIndex(config, dataDir, store, embedder, retriever, answerer, telemetry, logger);
+    try {
+      await shareModelCache(baseConfig, dataDir);
+      const embedder = createEmbedder(config, logger);
+      const reranker = createReranker(config);
+      await store.open(embedder ? await embedder.describe() : null);
+      const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, telemetry });
+      const answerer = new Answerer({ retriever, chatModel: createChatModel(config), minScore: config.RAG_MIN_SCORE, telemetry });
+      return new EmbeddedIndex(config, dataDir, store, embedder, retriever, answerer, telemetry, logger);
+    } catch (error) {
+      // Nobody gets an index to close: release what was made (a model that failed to load, a bad EMBED_URL).
+      await store.close();
+      await telemetry.shutdown();
+      await rm(dataDir, { recursive: true, force: true });
+      throw error;
+    }
   }
 
   /** Ingests a golden set's corpus folder exactly as `pnpm ingest` would. */

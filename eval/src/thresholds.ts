@@ -23,7 +23,7 @@ export interface ThresholdAnalysis {
   coverageAuroc: number | undefined;
   /** The rule used when RAG_MIN_SCORE is unset: best passage holds ≥ MIN_QUERY_COVERAGE of the question's stems. */
   coverageRule: RuleOutcome;
-  /** The same rule at other coverage levels, to show what the 0.5 constant trades. */
+  /** The same rule at other coverage levels, to show what the MIN_QUERY_COVERAGE constant trades. */
   coverageSweep: RuleOutcome[];
   /** RAG_MIN_SCORE as configured (or --min-score), when one is. */
   configured: RuleOutcome | undefined;

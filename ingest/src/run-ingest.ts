@@ -12,7 +12,7 @@ import {
   type IngestSummary,
   type Logger,
 } from '@rag/core';
-import { startProgress } from './progress.ts';
+import { startProgress, type Progress } from './progress.ts';
 
 export interface RunIngestOptions {
   config: Config;
@@ -46,11 +46,12 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
   const source = chooseSource(options);
   const embedder = createEmbedder(config, logger);
   const store = createStore(config);
-  await store.open(embedder ? await embedder.describe() : null);
-  const started = performance.now();
-  logger.info({ source: source.description, store: store.name, collection: config.collection, dryRun: options.dryRun }, 'ingest started');
-  const progress = startProgress(logger, options.progressStream);
+  let progress: Progress | undefined;
   try {
+    await store.open(embedder ? await embedder.describe() : null);
+    const started = performance.now();
+    logger.info({ source: source.description, store: store.name, collection: config.collection, dryRun: options.dryRun }, 'ingest started');
+    progress = startProgress(logger, options.progressStream);
     const summary = await ingest({
       source,
       store,
@@ -70,7 +71,7 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
     if (summary.upserts + summary.deletes > 0 && store.compact) logger.info({ compaction: await store.compact() }, 'storage compacted');
     return summary;
   } finally {
-    progress.stop();
+    progress?.stop();
     await store.close();
   }
 }

@@ -69,9 +69,12 @@ export interface Config extends RawConfig {
 
 export const DEFAULT_COLLECTION = 'docs-v2';
 
-/** Parses the environment; a bad value throws RAG_CONFIG_INVALID naming the variable and the expected form. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
+/**
+ * Parses the environment; a bad value throws RAG_CONFIG_INVALID naming the variable and the expected form.
+ * `defaults` are a command's own defaults for variables the environment leaves unset (the eval logs at warn).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: NodeJS.ProcessEnv = {}): Config {
+  const parsed = configSchema.safeParse({ ...defaults, ...env });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new RagError('RAG_CONFIG_INVALID', problems.join('; '));

@@ -1,5 +1,5 @@
 import { isRagError, RagError, type ErrorCode } from '@rag/core';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance } from 'fastify';
 
 /** Fastify's own request errors, mapped to our stable codes. */
 const fastifyCodes: Record<string, ErrorCode> = {
@@ -22,13 +22,18 @@ export function errorBody(error: RagError): { error: { code: string; message: st
   return { error: { code: error.code, message: error.message } };
 }
 
+/** Logs a failed request by kind; client errors (4xx) are the client's business and are not logged. */
+export function logRequestError(log: FastifyBaseLogger, httpError: RagError): void {
+  // A dependency outage is expected operations, not a bug: one warn line with the reason, no stack.
+  if (httpError.status === 503 || httpError.status === 504) log.warn({ code: httpError.code, reason: httpError.message }, 'dependency unavailable');
+  else if (httpError.status >= 500) log.error({ err: httpError.cause ?? httpError, code: httpError.code }, 'request failed');
+}
+
 /** The only place errors become HTTP responses; internals go to the log, never to the client. */
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const httpError = toHttpError(error);
-    // A dependency outage is expected operations, not a bug: one warn line with the reason, no stack.
-    if (httpError.status === 503 || httpError.status === 504) request.log.warn({ code: httpError.code, reason: httpError.message }, 'dependency unavailable');
-    else if (httpError.status >= 500) request.log.error({ err: httpError.cause ?? httpError, code: httpError.code }, 'request failed');
+    logRequestError(request.log, httpError);
     return reply.status(httpError.status).send(errorBody(httpError));
   });
   app.setNotFoundHandler((request, reply) => {

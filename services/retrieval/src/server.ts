@@ -37,8 +37,17 @@ async function main(config: Config, logger: Logger): Promise<void> {
     await store.close();
     await telemetry.shutdown();
   };
-  process.once('SIGINT', () => void closeAll().then(() => process.exit(0)));
-  process.once('SIGTERM', () => void closeAll().then(() => process.exit(0)));
+  // A close that fails must still end the process, and say why, rather than leave it half shut.
+  const shutdown = () =>
+    void closeAll().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
   await app.listen({ port: config.PORT, host: config.HOST });
   const chunks = opened ? await store.count().catch(() => undefined) : undefined;
   printWelcome(config, chunks, chatModel ? 'llm' : 'extractive');

@@ -1,4 +1,4 @@
-import type { Embedder, VectorStore } from '@rag/core';
+import { untilAborted, type Embedder, type VectorStore } from '@rag/core';
 
 /** What the routes and /readyz await before touching the store. */
 export interface OpenGate {
@@ -32,13 +32,4 @@ export class StoreGate implements OpenGate {
     // The collection records the model and its dimension, so opening needs the embedder's answer first.
     await this.store.open(this.embedder ? await this.embedder.describe() : null);
   }
-}
-
-function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import {
   classifyFailure,
+  deadlineFor,
   endpoint,
   HttpStatusError,
   InvalidResponseError,
@@ -63,7 +64,7 @@ export class DoclingServeConverter implements Converter {
       signal,
       classifyStatus: (failure) => (DOCUMENT_STATUSES.has(failure.status) ? unreadable(`docling-serve refused it: ${failure.message}`) : undefined),
     };
-    const deadline = call.signal ? AbortSignal.any([call.signal, AbortSignal.timeout(call.timeoutMs)]) : AbortSignal.timeout(call.timeoutMs);
+    const deadline = deadlineFor(call);
     try {
       const response = await withRetries(() => postFile(call, bytes, fileName, deadline), {
         retries: this.options.retries ?? 2,

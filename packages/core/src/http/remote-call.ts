@@ -202,7 +202,8 @@ export function classifyFailure(options: RemoteCallOptions, error: unknown): Rag
   return new RagError(codes.unavailable, `(${where} is unreachable: ${networkReason(error)})`, { cause: error });
 }
 
-function deadlineFor(options: RemoteCallOptions): AbortSignal {
+/** The call's deadline (timeoutMs, retries included), ended early by the caller's signal. */
+export function deadlineFor(options: Pick<RemoteCallOptions, 'timeoutMs' | 'signal'>): AbortSignal {
   const timeout = AbortSignal.timeout(options.timeoutMs);
   return options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
 }

@@ -77,7 +77,7 @@ export class TeiReranker implements Reranker {
       Array.isArray(answer) &&
       answer.length === sent &&
       answer.every((item: { index?: unknown; score?: unknown }) =>
-        Number.isInteger(item?.index) && (item.index as number) < sent && Number.isFinite(item?.score),
+        Number.isInteger(item?.index) && (item.index as number) >= 0 && (item.index as number) < sent && Number.isFinite(item?.score),
       );
     if (!valid) {
       throw new RagError('RAG_RERANK_UNAVAILABLE', `(${describeEndpoint(this.options.url)} answered something other than ${sent} scores)`);

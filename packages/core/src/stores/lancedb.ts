@@ -6,6 +6,7 @@ import { reciprocalRankFusion } from '../fusion/rrf.ts';
 import { SparseIndex } from '../sparse/sparse-index.ts';
 import { chunkTableSchema, PAYLOAD_COLUMNS, toChunkRow } from './lancedb-schema.ts';
 import { describeRecorded, readRecordedModel, writeRecordedModel, type RecordedModel } from './model-lock-file.ts';
+import { addChunkToDocuments } from './indexed-documents.ts';
 import type { HybridQuery, VectorStore } from './vector-store.ts';
 
 interface ChunkPayload {
@@ -87,22 +88,7 @@ export class LanceDbStore implements VectorStore {
   async listDocuments(): Promise<IndexedDocument[]> {
     await this.refresh();
     const documents = new Map<string, IndexedDocument>();
-    for (const [id, payload] of this.payloads) {
-      const document = documents.get(payload.source) ?? {
-        source: payload.source,
-        contentHash: payload.contentHash,
-        sourceVersion: payload.sourceVersion,
-        chunkIds: [],
-      };
-      document.chunkIds.push(id);
-      // Chunks of two versions: a run stopped between an upsert and its stale deletes. No version
-      // then matches, so the next run re-syncs the document and deletes the leftovers (as Qdrant does).
-      if (document.contentHash !== payload.contentHash || document.sourceVersion !== payload.sourceVersion) {
-        document.contentHash = '';
-        document.sourceVersion = undefined;
-      }
-      documents.set(payload.source, document);
-    }
+    for (const [id, payload] of this.payloads) addChunkToDocuments(documents, payload.source, id, payload);
     return [...documents.values()];
   }
 

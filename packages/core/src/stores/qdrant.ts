@@ -24,6 +24,8 @@ import {
   timeoutError,
   withRetries,
 } from '../http/remote-call.ts';
+import { untilAborted } from '../until-aborted.ts';
+import { addChunkToDocuments } from './indexed-documents.ts';
 import type { HybridQuery, VectorStore } from './vector-store.ts';
 
 export interface QdrantStoreOptions {
@@ -63,8 +65,6 @@ const DIMENSION_KEY = 'embedding_dimension';
 const SCROLL_PAGE = 512;
 /** Floor for each leg's candidates, so RRF has enough to fuse even for a small `limit`. */
 const MIN_PREFETCH = 20;
-/** Marks a document whose chunks disagree on the version (an interrupted sync): never equal to a real hash. */
-const MIXED_VERSIONS = '';
 
 export class QdrantStore implements VectorStore {
   readonly name = 'qdrant';
@@ -275,19 +275,8 @@ function toSearchHit(point: ScoredPoint): SearchHit {
 }
 
 function addToDocuments(documents: Map<string, IndexedDocument>, id: string, payload: Record<string, unknown>): void {
-  const source = stringField(payload.source);
-  const contentHash = stringField(payload.content_hash);
   const sourceVersion = typeof payload.source_version === 'string' ? payload.source_version : undefined;
-  const document = documents.get(source);
-  if (!document) {
-    documents.set(source, { source, contentHash, sourceVersion, chunkIds: [id] });
-    return;
-  }
-  document.chunkIds.push(id);
-  if (document.contentHash !== contentHash || document.sourceVersion !== sourceVersion) {
-    document.contentHash = MIXED_VERSIONS;
-    document.sourceVersion = undefined;
-  }
+  addChunkToDocuments(documents, stringField(payload.source), id, { contentHash: stringField(payload.content_hash), sourceVersion });
 }
 
 function pageOffset(next: unknown): string | number | undefined {
@@ -326,15 +315,6 @@ function normalizeClientError(error: unknown): unknown {
 
 function isStatus(error: unknown, status: number): boolean {
   return error instanceof RagError && error.cause instanceof HttpStatusError && error.cause.status === status;
-}
-
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 function field(value: unknown, key: string): unknown {

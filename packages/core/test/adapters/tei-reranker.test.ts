@@ -86,6 +86,12 @@ describe('TeiReranker', () => {
     const error = await within(failure(new TeiReranker({ url: server.url }).rerank('q', ['doc 1'])));
     expect(error.code).toBe('RAG_RERANK_UNAVAILABLE');
   });
+
+  it('refuses a negative index instead of silently dropping that candidate', async () => {
+    const server = await startFakeServer((_, res) => sendJson(res, 200, [{ index: -1, score: 1 }]));
+    const error = await within(failure(new TeiReranker({ url: server.url }).rerank('q', ['doc 1'])));
+    expect(error.code).toBe('RAG_RERANK_UNAVAILABLE');
+  });
 });
 
 describe('TeiReranker.checkReady', () => {

@@ -41,6 +41,11 @@ describe('loadConfig', () => {
     expect(config.EMBED_MODEL).toBeUndefined();
   });
 
+  it("takes a command's defaults for what the environment leaves unset, never over it", () => {
+    expect(loadConfig({}, { LOG_LEVEL: 'warn' }).LOG_LEVEL).toBe('warn');
+    expect(loadConfig({ LOG_LEVEL: 'debug' }, { LOG_LEVEL: 'warn' }).LOG_LEVEL).toBe('debug');
+  });
+
   it('prefers QDRANT_COLLECTION, then RAG_COLLECTION', () => {
     expect(loadConfig({ RAG_COLLECTION: 'docs-v3' }).collection).toBe('docs-v3');
     expect(loadConfig({ RAG_COLLECTION: 'docs-v3', QDRANT_COLLECTION: 'prod' }).collection).toBe('prod');

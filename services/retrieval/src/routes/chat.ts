@@ -1,7 +1,7 @@
 import type { AnswerStreamEvent, Answerer, ChatAnswer, Citation } from '@rag/core';
 import { toRagError } from '@rag/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorBody } from '../error-handler.ts';
+import { errorBody, logRequestError } from '../error-handler.ts';
 import { abortOnClientClose } from '../request-abort.ts';
 import { parseQueryRequest } from '../request-schema.ts';
 import type { OpenGate } from '../store-gate.ts';
@@ -48,7 +48,9 @@ async function streamAnswer(reply: FastifyReply, events: AsyncIterable<AnswerStr
   try {
     for (let step = first; !step.done; step = await iterator.next()) reply.raw.write(streamFrame(step.value));
   } catch (error) {
+    // The response is hijacked: the error handler never sees this failure, so it is logged here.
     const httpError = toRagError(error);
+    logRequestError(reply.log, httpError);
     if (!reply.raw.destroyed) reply.raw.write(sseFrame('error', errorBody(httpError).error));
   } finally {
     reply.raw.end();

@@ -1,0 +1,22 @@
+import type { DocumentVersion, IndexedDocument } from '../domain.ts';
+
+/** Marks a document whose chunks disagree on the version (an interrupted sync): never equal to a real hash. */
+const MIXED_VERSIONS = '';
+
+/**
+ * Adds one stored chunk to its document, for VectorStore.listDocuments. Chunks of two versions mean a
+ * run stopped between an upsert and its stale deletes: no version then matches, so the next run
+ * re-syncs the document and deletes the leftovers.
+ */
+export function addChunkToDocuments(documents: Map<string, IndexedDocument>, source: string, chunkId: string, version: DocumentVersion): void {
+  const document = documents.get(source);
+  if (!document) {
+    documents.set(source, { source, contentHash: version.contentHash, sourceVersion: version.sourceVersion, chunkIds: [chunkId] });
+    return;
+  }
+  document.chunkIds.push(chunkId);
+  if (document.contentHash !== version.contentHash || document.sourceVersion !== version.sourceVersion) {
+    document.contentHash = MIXED_VERSIONS;
+    document.sourceVersion = undefined;
+  }
+}

@@ -48,7 +48,7 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
   const store = createStore(config);
   let progress: Progress | undefined;
   try {
-    await store.open(embedder ? await embedder.describe() : null);
+    await store.open(embedder ? await embedder.describe() : null, { create: !options.dryRun });
     const started = performance.now();
     logger.info({ source: source.description, store: store.name, collection: config.collection, dryRun: options.dryRun }, 'ingest started');
     progress = startProgress(logger, options.progressStream);

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +72,7 @@ describe('pnpm ingest', () => {
     const planned = dryRun.stdout.trimEnd().split('\n').slice(0, -1);
     expect(planned.map((line) => line.split('\t')[1]).sort()).toEqual(['guide.md', 'handbook.docx', 'report.pdf', 'roadmap.pptx', 'status.html']);
     expect(dryRun.lastLine).toMatch(/^done: 6 files, \d+ chunks, 0 upserts, 0 deletes, 1 skipped, 0 errors$/);
+    expect(existsSync(join(dataDir, 'lancedb', 'docs-v2.lance')), 'a dry run must not create the collection').toBe(false);
 
     const realRun = await ingestCli([corpus.folder]);
     expect(realRun.lastLine).toMatch(/^done: 6 files, (\d+) chunks, \1 upserts, 0 deletes, 1 skipped, 0 errors$/);

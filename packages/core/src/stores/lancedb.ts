@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { connect, type Connection, type Table } from '@lancedb/lancedb';
+import type { FixedSizeList } from 'apache-arrow';
 import type { EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit } from '../domain.ts';
 import { RagError } from '../errors.ts';
 import { reciprocalRankFusion } from '../fusion/rrf.ts';
@@ -7,7 +8,7 @@ import { SparseIndex } from '../sparse/sparse-index.ts';
 import { chunkTableSchema, PAYLOAD_COLUMNS, toChunkRow } from './lancedb-schema.ts';
 import { describeRecorded, readRecordedModel, writeRecordedModel, type RecordedModel } from './model-lock-file.ts';
 import { addChunkToDocuments } from './indexed-documents.ts';
-import type { HybridQuery, VectorStore } from './vector-store.ts';
+import type { HybridQuery, OpenOptions, VectorStore } from './vector-store.ts';
 
 interface ChunkPayload {
   source: string;
@@ -39,21 +40,16 @@ export class LanceDbStore implements VectorStore {
     return join(this.options.dataDir, 'lancedb', `${this.options.collection}.model.json`);
   }
 
-  async open(lock: EmbeddingModelLock | null): Promise<void> {
+  async open(lock: EmbeddingModelLock | null, options: OpenOptions = {}): Promise<void> {
+    const create = options.create ?? true;
     this.connection = await connect(join(this.options.dataDir, 'lancedb'), { readConsistencyInterval: 0 });
-    const recorded = await readRecordedModel(this.modelFile);
-    const exists = (await this.connection.tableNames()).includes(this.options.collection);
-    if (recorded && exists) {
-      this.assertSameModel(recorded, lock);
-      this.recorded = recorded;
-      this.table = await this.connection.openTable(this.options.collection);
-    } else {
-      this.table = await this.connection.createEmptyTable(this.options.collection, chunkTableSchema(lock?.dimension ?? null), {
-        mode: 'overwrite',
-      });
-      await writeRecordedModel(this.modelFile, lock);
-      this.recorded = { model: lock?.model ?? null, dimension: lock?.dimension ?? null };
+    if (!(await this.connection.tableNames()).includes(this.options.collection)) {
+      if (create) await this.createCollection(this.connection, lock);
+      return;
     }
+    this.table = await this.connection.openTable(this.options.collection);
+    this.recorded = (await readRecordedModel(this.modelFile)) ?? (await this.recordFromSchema(this.table, lock, create));
+    this.assertSameModel(this.recorded, lock);
     await this.refresh();
   }
 
@@ -86,6 +82,7 @@ export class LanceDbStore implements VectorStore {
   }
 
   async listDocuments(): Promise<IndexedDocument[]> {
+    if (!this.table) return [];
     await this.refresh();
     const documents = new Map<string, IndexedDocument>();
     for (const [id, payload] of this.payloads) addChunkToDocuments(documents, payload.source, id, payload);
@@ -93,6 +90,7 @@ export class LanceDbStore implements VectorStore {
   }
 
   async search(query: HybridQuery): Promise<SearchHit[]> {
+    if (!this.table) return [];
     await this.refresh();
     const candidates = Math.max(query.prefetchLimit, query.limit);
     const sparseRanking = this.sparseIndex.search(query.sparse, candidates);
@@ -106,7 +104,7 @@ export class LanceDbStore implements VectorStore {
   }
 
   async count(): Promise<number> {
-    return this.requireTable().countRows();
+    return this.table ? this.table.countRows() : 0;
   }
 
   /**
@@ -204,6 +202,26 @@ export class LanceDbStore implements VectorStore {
       'RAG_MODEL_MISMATCH',
       `Collection "${this.options.collection}" was built with ${describeRecorded(recorded)}; the configured embedder is ${lock.model} (${lock.dimension} dimensions).`,
     );
+  }
+
+  private async createCollection(connection: Connection, lock: EmbeddingModelLock | null): Promise<void> {
+    this.table = await connection.createEmptyTable(this.options.collection, chunkTableSchema(lock?.dimension ?? null));
+    await writeRecordedModel(this.modelFile, lock);
+    this.recorded = { model: lock?.model ?? null, dimension: lock?.dimension ?? null };
+    await this.refresh();
+  }
+
+  /**
+   * A table whose model record went missing (a copied or half-restored folder) is never recreated, which
+   * would drop every chunk: its dense column tells the dimension, and a configured model of that
+   * dimension is taken as the one that built it.
+   */
+  private async recordFromSchema(table: Table, lock: EmbeddingModelLock | null, write: boolean): Promise<RecordedModel> {
+    const dense = (await table.schema()).fields.find((field) => field.name === 'dense');
+    const dimension = dense ? (dense.type as FixedSizeList).listSize : null;
+    const model = dimension === null ? null : lock?.dimension === dimension ? lock.model : `an unrecorded model`;
+    if (write && (dimension === null || model === lock?.model)) await writeRecordedModel(this.modelFile, dimension === null ? null : lock);
+    return { model, dimension };
   }
 
   private requireTable(): Table {

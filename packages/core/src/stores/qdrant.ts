@@ -26,7 +26,7 @@ import {
 } from '../http/remote-call.ts';
 import { untilAborted } from '../until-aborted.ts';
 import { addChunkToDocuments } from './indexed-documents.ts';
-import type { HybridQuery, VectorStore } from './vector-store.ts';
+import type { HybridQuery, OpenOptions, VectorStore } from './vector-store.ts';
 
 export interface QdrantStoreOptions {
   url: string;
@@ -73,6 +73,8 @@ export class QdrantStore implements VectorStore {
   private readonly timeoutMs: number;
   /** What the opened collection holds: a sparse-only writer must not add points without dense vectors. */
   private denseModel: string | undefined;
+  /** Opened without creating a missing collection (a dry run): it reads as empty. */
+  private absent = false;
 
   constructor(private readonly options: QdrantStoreOptions) {
     this.collection = options.collection ?? 'docs-v2';
@@ -82,9 +84,13 @@ export class QdrantStore implements VectorStore {
     this.client = new QdrantClient({ url: options.url, apiKey: options.apiKey, timeout: this.timeoutMs, checkCompatibility: false });
   }
 
-  async open(lock: EmbeddingModelLock | null): Promise<void> {
+  async open(lock: EmbeddingModelLock | null, options: OpenOptions = {}): Promise<void> {
     const existing = await this.collectionInfo();
     if (existing) return this.assertSameModel(existing, lock);
+    if (options.create === false) {
+      this.absent = true;
+      return;
+    }
     if (await this.createCollection(lock)) return;
     // Another replica created it between our GET and PUT: check what it recorded.
     const created = await this.collectionInfo();
@@ -112,6 +118,7 @@ export class QdrantStore implements VectorStore {
   }
 
   async listDocuments(): Promise<IndexedDocument[]> {
+    if (this.absent) return [];
     const documents = new Map<string, IndexedDocument>();
     let offset: string | number | undefined;
     do {

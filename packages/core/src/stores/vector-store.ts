@@ -10,13 +10,18 @@ export interface HybridQuery {
   prefetchLimit: number;
 }
 
+export interface OpenOptions {
+  /** false (a dry run): a missing collection is not created; the store then reads as empty and refuses writes. */
+  create?: boolean;
+}
+
 export interface VectorStore {
   readonly name: string;
   /**
    * Opens the collection, creating it when missing. With a model lock, a collection built with
    * another model is refused with RAG_MODEL_MISMATCH; `null` means sparse only.
    */
-  open(lock: EmbeddingModelLock | null): Promise<void>;
+  open(lock: EmbeddingModelLock | null, options?: OpenOptions): Promise<void>;
   upsert(chunks: IndexedChunk[]): Promise<void>;
   deleteByIds(ids: string[]): Promise<void>;
   deleteBySource(source: string): Promise<void>;

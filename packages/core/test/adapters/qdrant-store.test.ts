@@ -155,6 +155,14 @@ describe('QdrantStore.open', () => {
     expect(server.requests.map((request) => request.method)).toEqual(['GET']);
   });
 
+  it('with create: false (a dry run), leaves a missing collection missing and lists nothing', async () => {
+    const server = await startFakeServer(qdrant({ [`GET /collections/${C}`]: (_, res) => notFound(res) }));
+    const dryRun = store(server.url);
+    await dryRun.open(null, { create: false });
+    expect(await dryRun.listDocuments()).toEqual([]);
+    expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual([`GET /collections/${C}`]);
+  });
+
   it('checks the model of a collection another replica created first (409)', async () => {
     let gets = 0;
     const server = await startFakeServer(

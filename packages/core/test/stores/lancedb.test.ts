@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,5 +130,28 @@ describe('LanceDbStore.compact', () => {
     expect(await store.count()).toBe(5);
     const hits = await store.search({ sparse: encodeQuery('retention policy'), limit: 10, prefetchLimit: 20 });
     expect(hits.map((hit) => hit.source).sort()).toEqual(['doc-1.md', 'doc-2.md', 'doc-3.md', 'doc-4.md', 'doc-5.md']);
+  });
+});
+
+describe('LanceDbStore.open, carefully', () => {
+  it('never recreates a table whose model record went missing: every chunk stays', async () => {
+    const first = await openStore({ model: 'model-a', dimension: 2 });
+    await first.upsert([chunk('a.md', 0, 'kept text', [1, 0])]);
+    await first.close();
+    await rm(join(dataDir, 'lancedb', 'docs.model.json'));
+    const reopened = await openStore({ model: 'model-a', dimension: 2 });
+    expect(await reopened.count()).toBe(1);
+    await expect(openStore({ model: 'model-b', dimension: 3 })).rejects.toMatchObject({ code: 'RAG_MODEL_MISMATCH' });
+  });
+
+  it('with create: false, leaves a missing collection missing and reads it as empty', async () => {
+    const dryRun = new LanceDbStore({ dataDir, collection: 'absent' });
+    stores.push(dryRun);
+    await dryRun.open(null, { create: false });
+    expect(await dryRun.listDocuments()).toEqual([]);
+    expect(await dryRun.count()).toBe(0);
+    await expect(dryRun.upsert([chunk('a.md', 0, 'text')])).rejects.toMatchObject({ code: 'RAG_STORE_NOT_READY' });
+    expect(existsSync(join(dataDir, 'lancedb', 'absent.lance'))).toBe(false);
+    expect(existsSync(join(dataDir, 'lancedb', 'absent.model.json'))).toBe(false);
   });
 });

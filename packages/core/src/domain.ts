@@ -42,6 +42,8 @@ export interface SearchHit {
   score: number;
   /** Reciprocal Rank Fusion score, kept when a reranker replaced `score`. */
   fusionScore: number;
+  /** True when `score` is the reranker's (it runs only when the store returned more than k candidates). */
+  reranked?: boolean;
 }
 
 /** The embedding model a collection was built with; a collection refuses any other. */

@@ -86,9 +86,18 @@ export class Answerer {
     const hits = await this.options.retriever.search(question, k, signal);
     const best = hits[0];
     if (!best) return [];
-    const { minScore } = this.options;
-    const covered = minScore === undefined ? queryCoverage(question, best.text) >= MIN_QUERY_COVERAGE : best.score >= minScore;
-    return covered ? hits : [];
+    return this.isRelevant(question, best) ? hits : [];
+  }
+
+  /**
+   * RAG_MIN_SCORE is compared with the kind of score it was set for: with a reranker, the rerank
+   * probability, which a result has only when the reranker ran (more than k candidates). Otherwise,
+   * and when RAG_MIN_SCORE is unset, the question-coverage rule decides.
+   */
+  private isRelevant(question: string, best: SearchHit): boolean {
+    const { minScore, retriever } = this.options;
+    const scoreIsComparable = minScore !== undefined && (!retriever.reranks || best.reranked === true);
+    return scoreIsComparable ? best.score >= minScore : queryCoverage(question, best.text) >= MIN_QUERY_COVERAGE;
   }
 
   private fromModel(answer: string, passages: SearchHit[], usage: TokenUsage | undefined): ChatAnswer {

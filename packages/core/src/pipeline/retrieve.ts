@@ -69,7 +69,7 @@ export class Retriever {
     );
     return scores.flatMap(({ index, score }) => {
       const hit = candidates[index];
-      return hit ? [{ ...hit, score, fusionScore: hit.fusionScore }] : [];
+      return hit ? [{ ...hit, score, fusionScore: hit.fusionScore, reranked: true }] : [];
     });
   }
 }

@@ -1,0 +1,77 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { chunkId } from '../../src/chunking/chunk-id.ts';
+import { NOT_COVERED_ANSWER } from '../../src/chat/extractive.ts';
+import { Answerer } from '../../src/pipeline/answer.ts';
+import { Retriever } from '../../src/pipeline/retrieve.ts';
+import type { Reranker, RerankScore } from '../../src/rerankers/reranker.ts';
+import { encodeDocument } from '../../src/sparse/bm25-encoder.ts';
+import { LanceDbStore } from '../../src/stores/lancedb.ts';
+import { Telemetry } from '../../src/telemetry.ts';
+
+/** A reranker port that gives every passage the same probability: the test decides what it says. */
+class FixedReranker implements Reranker {
+  readonly modelId = 'fixed';
+  calls = 0;
+  constructor(private readonly probability: number) {}
+  async rerank(_query: string, texts: string[]): Promise<RerankScore[]> {
+    this.calls += 1;
+    return texts.map((_, index) => ({ index, score: this.probability }));
+  }
+}
+
+let dataDir: string;
+let store: LanceDbStore;
+const telemetry = new Telemetry();
+
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'rag-answer-'));
+  store = new LanceDbStore({ dataDir, collection: 'docs' });
+  await store.open(null);
+  const texts = ['snapshots are kept for 35 days', 'snapshots restore into staging first', 'snapshots need two approvals'];
+  await store.upsert(
+    texts.map((text, index) => ({
+      id: chunkId('backups.md', index),
+      source: 'backups.md',
+      headingPath: 'Backups',
+      chunkIndex: index,
+      text: `backups.md > Backups\n\n${text}`,
+      contentHash: 'h',
+      sparse: encodeDocument(text),
+      ingestedAt: 'now',
+    })),
+  );
+});
+
+afterEach(async () => {
+  await store.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+function answererWith(reranker: Reranker, minScore: number): Answerer {
+  const retriever = new Retriever({ store, reranker, rerankCandidates: 50, telemetry });
+  return new Answerer({ retriever, minScore, telemetry });
+}
+
+describe('RAG_MIN_SCORE with a reranker', () => {
+  it('declines when the reranker scored the best passage below the threshold', async () => {
+    const reranker = new FixedReranker(0.05);
+    const answer = await answererWith(reranker, 0.2).answer('how long are snapshots kept?', 2);
+    expect(reranker.calls).toBe(1);
+    expect(answer.answer).toBe(NOT_COVERED_ANSWER);
+  });
+
+  it('answers when the rerank probability clears the threshold', async () => {
+    const answer = await answererWith(new FixedReranker(0.9), 0.2).answer('how long are snapshots kept?', 2);
+    expect(answer.citations[0]?.source).toBe('backups.md');
+  });
+
+  it('falls back to the coverage rule when the reranker did not run (k or fewer candidates)', async () => {
+    const reranker = new FixedReranker(0.05);
+    const answer = await answererWith(reranker, 0.99).answer('how long are snapshots kept?', 5);
+    expect(reranker.calls).toBe(0);
+    expect(answer.citations[0]?.source).toBe('backups.md');
+  });
+});

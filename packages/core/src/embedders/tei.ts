@@ -9,6 +9,7 @@
 import type { EmbeddingModelLock } from '../domain.ts';
 import { RagError } from '../errors.ts';
 import { bearer, callJson, callStatus, describeEndpoint, endpoint, type HttpStatusError } from '../http/remote-call.ts';
+import { untilAborted } from '../until-aborted.ts';
 import type { Embedder } from './embedder.ts';
 
 export interface TeiEmbedderOptions {
@@ -56,19 +57,19 @@ export class TeiEmbedder implements Embedder {
    * The dimension comes from embedding one short string. Both are learnt once.
    */
   async describe(signal?: AbortSignal): Promise<EmbeddingModelLock> {
-    this.lock ??= this.probeModel(signal);
-    try {
-      return await this.lock;
-    } catch (error) {
+    // One probe shared by every caller, under its own timeout: a caller that goes away stops waiting
+    // for it without failing the others.
+    this.lock ??= this.probeModel().catch((error: unknown) => {
       this.lock = undefined; // a failed probe must not be cached
       throw error;
-    }
+    });
+    return signal ? untilAborted(this.lock, signal) : this.lock;
   }
 
-  private async probeModel(signal?: AbortSignal): Promise<EmbeddingModelLock> {
-    const model = this.options.model ?? (await this.reportedModelId(signal));
+  private async probeModel(): Promise<EmbeddingModelLock> {
+    const model = this.options.model ?? (await this.reportedModelId());
     this.modelId = model;
-    const [vector] = await this.embedBatch([DIMENSION_PROBE], signal);
+    const [vector] = await this.embedBatch([DIMENSION_PROBE]);
     return { model, dimension: vector?.length ?? 0 };
   }
 

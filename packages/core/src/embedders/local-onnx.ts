@@ -2,7 +2,8 @@ import { pipeline } from '@huggingface/transformers';
 import type { FeatureExtractionPipeline, Tensor } from '@huggingface/transformers';
 import type { EmbeddingModelLock } from '../domain.ts';
 import type { Embedder } from './embedder.ts';
-import { inBatches, loadOnce, modelLoadError, positiveInteger, resolveModelSource } from './local-model.ts';
+import { inBatches } from '../batches.ts';
+import { loadOnce, modelLoadError, positiveInteger, resolveModelSource } from './local-model.ts';
 
 export interface LocalOnnxEmbedderOptions {
   /** A Hugging Face Hub id such as "Xenova/bge-small-en-v1.5", or a local directory in transformers.js layout. */

@@ -9,6 +9,7 @@
 import type { EmbeddingModelLock } from '../domain.ts';
 import { RagError } from '../errors.ts';
 import { bearer, callJson, callStatus, describeEndpoint, endpoint, type HttpStatusError } from '../http/remote-call.ts';
+import { inBatches } from '../batches.ts';
 import { untilAborted } from '../until-aborted.ts';
 import type { Embedder } from './embedder.ts';
 
@@ -92,9 +93,7 @@ export class TeiEmbedder implements Embedder {
   async embedDocuments(texts: string[], signal?: AbortSignal): Promise<number[][]> {
     const prefixed = texts.map((text) => `${this.options.passagePrefix ?? ''}${text}`);
     const vectors: number[][] = [];
-    for (let start = 0; start < prefixed.length; start += this.batchSize) {
-      vectors.push(...(await this.embedBatch(prefixed.slice(start, start + this.batchSize), signal)));
-    }
+    for (const batch of inBatches(prefixed, this.batchSize)) vectors.push(...(await this.embedBatch(batch, signal)));
     return vectors;
   }
 

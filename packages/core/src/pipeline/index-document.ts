@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { inBatches } from '../batches.ts';
 import type { Chunk, DocumentVersion, IndexedChunk } from '../domain.ts';
 import type { Embedder } from '../embedders/embedder.ts';
 import { encodeDocument } from '../sparse/bm25-encoder.ts';
@@ -40,9 +41,9 @@ async function embedInBatches(
   signal?: AbortSignal,
 ): Promise<number[][]> {
   const vectors: number[][] = [];
-  for (let start = 0; start < texts.length; start += batchSize) {
+  for (const batch of inBatches(texts, batchSize)) {
     onEmbedCall();
-    vectors.push(...(await embedder.embedDocuments(texts.slice(start, start + batchSize), signal)));
+    vectors.push(...(await embedder.embedDocuments(batch, signal)));
   }
   return vectors;
 }

@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { inBatches } from '../batches.ts';
 import { chunkMarkdown } from '../chunking/chunk-markdown.ts';
 import type { ConverterRegistry } from '../converters/converter-registry.ts';
 import type { IndexedDocument } from '../domain.ts';
@@ -164,8 +165,7 @@ async function pruneDeleted(indexed: Map<string, IndexedDocument>, seen: Set<str
   }
   if (options.dryRun) return;
   const ids = deleted.flatMap((document) => document.chunkIds);
-  for (let start = 0; start < ids.length; start += PRUNE_BATCH) {
-    const batch = ids.slice(start, start + PRUNE_BATCH);
+  for (const batch of inBatches(ids, PRUNE_BATCH)) {
     await options.store.deleteByIds(batch);
     summary.deletes += batch.length;
   }

@@ -1,6 +1,7 @@
 import { AutoModelForSequenceClassification, AutoTokenizer } from '@huggingface/transformers';
 import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from '@huggingface/transformers';
-import { inBatches, loadOnce, modelLoadError, positiveInteger, resolveModelSource } from '../embedders/local-model.ts';
+import { inBatches } from '../batches.ts';
+import { loadOnce, modelLoadError, positiveInteger, resolveModelSource } from '../embedders/local-model.ts';
 import type { ModelSource } from '../embedders/local-model.ts';
 import type { RerankScore, Reranker } from './reranker.ts';
 

@@ -24,6 +24,7 @@ import {
   timeoutError,
   withRetries,
 } from '../http/remote-call.ts';
+import { inBatches } from '../batches.ts';
 import { untilAborted } from '../until-aborted.ts';
 import { addChunkToDocuments } from './indexed-documents.ts';
 import type { HybridQuery, OpenOptions, VectorStore } from './vector-store.ts';
@@ -102,8 +103,8 @@ export class QdrantStore implements VectorStore {
       throw new RagError('RAG_MODEL_MISMATCH', `(Collection "${this.collection}" holds dense vectors of ${this.denseModel}; configure that embedder to write to it.)`);
     }
     const batchSize = this.options.upsertBatchSize ?? 64;
-    for (let start = 0; start < chunks.length; start += batchSize) {
-      const points = chunks.slice(start, start + batchSize).map(toPoint);
+    for (const batch of inBatches(chunks, batchSize)) {
+      const points = batch.map(toPoint);
       await this.run(() => this.client.upsert(this.collection, { wait: true, points }));
     }
   }

@@ -126,6 +126,7 @@ export class LanceDbStore implements VectorStore {
     this.table?.close();
     this.connection?.close();
     this.table = undefined;
+    this.connection = undefined;
   }
 
   private async denseSearch(vector: number[], limit: number): Promise<string[]> {

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LoopbackServer } from './loopback-server.ts';
 
 /** One POST /v1/convert/file as docling-serve receives it: headers and the parsed multipart form. */
 export interface ConvertRequest {
@@ -15,24 +15,14 @@ export type DoclingAnswer = { status: number; body: unknown; headers?: Record<st
  * `{document: {md_content}, status, errors, processing_time}` out.
  * https://github.com/docling-project/docling-serve/blob/main/docs/usage.md
  */
-export class FakeDoclingServer {
+export class FakeDoclingServer extends LoopbackServer {
   readonly requests: ConvertRequest[] = [];
-  private readonly server = createServer((request, response) => void this.handle(request, response));
-  baseUrl = '';
 
-  constructor(private readonly answer: (request: ConvertRequest, attempt: number) => DoclingAnswer) {}
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this;
+  constructor(private readonly answer: (request: ConvertRequest, attempt: number) => DoclingAnswer) {
+    super();
   }
 
-  close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  protected override async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const parts: Buffer[] = [];
     for await (const part of request) parts.push(part as Buffer);
     if (request.method !== 'POST' || request.url !== '/v1/convert/file') {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LoopbackServer } from './loopback-server.ts';
 
 /**
  * The slice of the GCS JSON API that @google-cloud/storage calls to list and download:
@@ -20,27 +20,17 @@ export interface RecordedRequest {
   query: URLSearchParams;
 }
 
-export class FakeGcsServer {
+export class FakeGcsServer extends LoopbackServer {
   readonly requests: RecordedRequest[] = [];
   private readonly objects = new Map<string, FakeObject>();
   private generation = 1_700_000_000_000_000;
-  private readonly server = createServer((request, response) => this.handle(request, response));
-  baseUrl = '';
 
   /** The API's own page limit; small, so that tests list more than one page. */
   constructor(
     readonly bucket: string,
     private readonly maxPageSize = 1000,
-  ) {}
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
+  ) {
+    super();
   }
 
   /** Like an upload: a new generation every time, even for the same bytes. */
@@ -62,7 +52,7 @@ export class FakeGcsServer {
     return this.requests.filter((request) => request.path.endsWith('/o'));
   }
 
-  private handle(request: IncomingMessage, response: ServerResponse): void {
+  protected override handle(request: IncomingMessage, response: ServerResponse): void {
     const url = new URL(request.url ?? '/', 'http://localhost');
     this.requests.push({ method: request.method ?? '', path: url.pathname, query: url.searchParams });
     // The client drops the /storage/v1 root when STORAGE_EMULATOR_HOST is a bare host (emulators accept both).

@@ -16,18 +16,9 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeResultsSection } from './results-file.ts';
 import type autocannon from 'autocannon';
-import {
-  Answerer,
-  ConverterRegistry,
-  createLogger,
-  encodeQuery,
-  ingest,
-  LanceDbStore,
-  LocalDirectorySource,
-  MarkdownPassthrough,
-  Retriever,
-  Telemetry,
-} from '../packages/core/src/index.ts';
+import { Answerer, createLogger, encodeQuery, ingest, Retriever, Telemetry } from '../packages/core/src/index.ts';
+import { LanceDbStore } from '../packages/core/src/embedded.ts';
+import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough } from '../packages/core/src/ingestion.ts';
 import { buildApp } from '../services/retrieval/src/app.ts';
 
 const repositoryRoot = fileURLToPath(new URL('../', import.meta.url));

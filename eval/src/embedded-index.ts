@@ -3,27 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import {
-  Answerer,
-  chunkMarkdown,
-  ConverterRegistry,
-  createChatModel,
-  createEmbedder,
-  createReranker,
-  createStore,
-  encodeDocument,
-  ingest,
-  LocalDirectorySource,
-  MarkdownPassthrough,
-  RagError,
-  Retriever,
-  Telemetry,
-  type Config,
-  type Embedder,
-  type IndexedChunk,
-  type Logger,
-  type VectorStore,
-} from '@rag/core';
+import { Answerer, chunkMarkdown, createChatModel, createEmbedder, createReranker, createStore, encodeDocument, ingest, RagError, Retriever, Telemetry, type Config, type Embedder, type IndexedChunk, type Logger, type VectorStore } from '@rag/core';
+import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough } from '@rag/core/ingestion';
 import type { ChatReply, EvalBackend, EvalPassage } from './backend.ts';
 import type { GoldenCorpus } from './golden-set.ts';
 
@@ -55,11 +36,11 @@ export class EmbeddedIndex implements EvalBackend {
     const dataDir = await mkdtemp(join(tmpdir(), 'rag-eval-'));
     const config: Config = { ...baseConfig, RAG_DATA_DIR: dataDir, QDRANT_URL: undefined };
     const telemetry = new Telemetry();
-    const store = createStore(config);
+    const store = await createStore(config);
     try {
       await shareModelCache(baseConfig, dataDir);
-      const embedder = createEmbedder(config, logger);
-      const reranker = createReranker(config);
+      const embedder = await createEmbedder(config, logger);
+      const reranker = await createReranker(config);
       await store.open(embedder ? await embedder.describe() : null);
       const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, telemetry });
       const answerer = new Answerer({ retriever, chatModel: createChatModel(config), minScore: config.RAG_MIN_SCORE, telemetry });

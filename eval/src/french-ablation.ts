@@ -10,7 +10,8 @@
 
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bm25Stems, chunkMarkdown, LocalDirectorySource } from '@rag/core';
+import { bm25Stems, chunkMarkdown } from '@rag/core';
+import { LocalDirectorySource } from '@rag/core/ingestion';
 import { loadGoldenSet } from './golden-set.ts';
 import { firstHitRank, rankMetrics } from './metrics.ts';
 

@@ -1,17 +1,5 @@
-import {
-  createConverters,
-  createEmbedder,
-  createStore,
-  GcsSource,
-  ingest,
-  LocalDirectorySource,
-  parseGcsUri,
-  RagError,
-  type Config,
-  type DocumentSource,
-  type IngestSummary,
-  type Logger,
-} from '@rag/core';
+import { createEmbedder, createStore, ingest, RagError, type Config, type IngestSummary, type Logger } from '@rag/core';
+import { createConverters, GcsSource, LocalDirectorySource, parseGcsUri, type DocumentSource } from '@rag/core/ingestion';
 import { startProgress, type Progress } from './progress.ts';
 
 export interface RunIngestOptions {
@@ -44,8 +32,8 @@ export function chooseSource(options: Pick<RunIngestOptions, 'config' | 'sourceA
 export async function runIngest(options: RunIngestOptions): Promise<IngestSummary> {
   const { config, logger } = options;
   const source = chooseSource(options);
-  const embedder = createEmbedder(config, logger);
-  const store = createStore(config);
+  const embedder = await createEmbedder(config, logger);
+  const store = await createStore(config);
   let progress: Progress | undefined;
   try {
     await store.open(embedder ? await embedder.describe() : null, { create: !options.dryRun });

@@ -4,27 +4,29 @@ import { OpenAiGatewayChatModel } from './chat/openai-gateway.ts';
 import type { ChatModel } from './chat/chat-model.ts';
 import type { Config } from './config.ts';
 import type { Embedder } from './embedders/embedder.ts';
-import { LocalOnnxEmbedder } from './embedders/local-onnx.ts';
-import { Model2VecEmbedder } from './embedders/model2vec.ts';
 import { TeiEmbedder } from './embedders/tei.ts';
+import { loadOptionalModule } from './load-optional-module.ts';
 import type { Logger } from './logger.ts';
-import { LocalCrossEncoderReranker } from './rerankers/local-cross-encoder.ts';
 import type { Reranker } from './rerankers/reranker.ts';
 import { TeiReranker } from './rerankers/tei.ts';
-import { LanceDbStore } from './stores/lancedb.ts';
 import { QdrantStore } from './stores/qdrant.ts';
 import type { VectorStore } from './stores/vector-store.ts';
 
-/** The one place where configuration picks adapters: a service URL wins, then a local model, then none. */
+/**
+ * The one place where configuration picks adapters: a service URL wins, then a local model, then none.
+ * The embedded adapters (LanceDB, ONNX Runtime, transformers.js) are imported only when chosen, so a
+ * service on Qdrant, TEI and the gateway never loads them: they hold ~180 MiB that it would not use.
+ */
 
-export function createStore(config: Config): VectorStore {
+export async function createStore(config: Config): Promise<VectorStore> {
   if (config.QDRANT_URL) {
     return new QdrantStore({ url: config.QDRANT_URL, apiKey: config.QDRANT_API_KEY, collection: config.collection, timeoutMs: config.STORE_TIMEOUT_MS });
   }
+  const { LanceDbStore } = await loadOptionalModule(() => import('./stores/lancedb.ts'), 'the embedded store (unset QDRANT_URL)');
   return new LanceDbStore({ dataDir: resolve(config.RAG_DATA_DIR), collection: config.collection });
 }
 
-export function createEmbedder(config: Config, logger: Logger): Embedder | undefined {
+export async function createEmbedder(config: Config, logger: Logger): Promise<Embedder | undefined> {
   const prefixes = { queryPrefix: config.EMBED_QUERY_PREFIX, passagePrefix: config.EMBED_PASSAGE_PREFIX };
   if (config.EMBED_URL) {
     return new TeiEmbedder({
@@ -36,8 +38,12 @@ export function createEmbedder(config: Config, logger: Logger): Embedder | undef
       ...prefixes,
     });
   }
-  if (config.EMBED_MODEL && isModel2VecFolder(config.EMBED_MODEL)) return new Model2VecEmbedder({ model: config.EMBED_MODEL });
+  if (config.EMBED_MODEL && isModel2VecFolder(config.EMBED_MODEL)) {
+    const { Model2VecEmbedder } = await loadOptionalModule(() => import('./embedders/model2vec.ts'), 'a local Model2Vec embedder (EMBED_MODEL)');
+    return new Model2VecEmbedder({ model: config.EMBED_MODEL });
+  }
   if (config.EMBED_MODEL) {
+    const { LocalOnnxEmbedder } = await loadOptionalModule(() => import('./embedders/local-onnx.ts'), 'a local ONNX embedder (EMBED_MODEL without EMBED_URL)');
     return new LocalOnnxEmbedder({ model: config.EMBED_MODEL, cacheDir: join(resolve(config.RAG_DATA_DIR), 'models'), batchSize: config.EMBED_BATCH_SIZE, ...prefixes });
   }
   logger.warn(
@@ -46,11 +52,15 @@ export function createEmbedder(config: Config, logger: Logger): Embedder | undef
   return undefined;
 }
 
-export function createReranker(config: Config): Reranker | undefined {
+export async function createReranker(config: Config): Promise<Reranker | undefined> {
   if (config.RERANK_URL) {
     return new TeiReranker({ url: config.RERANK_URL, apiKey: config.RERANK_API_KEY ?? config.EMBED_API_KEY, model: config.RERANK_MODEL, timeoutMs: config.RERANK_TIMEOUT_MS });
   }
   if (config.RERANK_MODEL) {
+    const { LocalCrossEncoderReranker } = await loadOptionalModule(
+      () => import('./rerankers/local-cross-encoder.ts'),
+      'a local cross-encoder (RERANK_MODEL without RERANK_URL)',
+    );
     return new LocalCrossEncoderReranker({ model: config.RERANK_MODEL, cacheDir: join(resolve(config.RAG_DATA_DIR), 'models') });
   }
   return undefined;

@@ -12,6 +12,11 @@ export const errorCatalog = {
   RAG_NOT_FOUND: { status: 404, message: 'No such route. Routes: GET / (web page), POST /search, POST /chat, GET /healthz, GET /readyz, GET /metrics.' },
   RAG_PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   RAG_CONFIG_INVALID: { status: 500, message: 'The configuration is invalid.' },
+  RAG_ADAPTER_NOT_INSTALLED: {
+    status: 500,
+    message:
+      'The configuration asks for an embedded adapter whose packages are not installed. The production images carry the Qdrant, TEI and gateway adapters only: set QDRANT_URL, EMBED_URL and RERANK_URL, or run from a full `pnpm install`.',
+  },
   RAG_MODEL_MISMATCH: {
     status: 409,
     message:

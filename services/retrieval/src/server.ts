@@ -22,9 +22,9 @@ import { StoreGate } from './store-gate.ts';
  */
 async function main(config: Config, logger: Logger): Promise<void> {
   const telemetry = new Telemetry();
-  const store = createStore(config);
-  const embedder = createEmbedder(config, logger);
-  const reranker = createReranker(config);
+  const store = await createStore(config);
+  const embedder = await createEmbedder(config, logger);
+  const reranker = await createReranker(config);
   const chatModel = createChatModel(config);
   const storeGate = new StoreGate(store, embedder);
   const opened = await openAtStartup(storeGate, logger);

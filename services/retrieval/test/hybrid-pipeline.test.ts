@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalCrossEncoderReranker, LocalOnnxEmbedder } from '@rag/core';
+import { LocalCrossEncoderReranker, LocalOnnxEmbedder } from '@rag/core/embedded';
 import { postJson, startTestStack, type TestStack } from './test-stack.ts';
 
 const modelsFolder = new URL('../../../packages/core/test/fixtures/models/', import.meta.url).pathname;

@@ -1,23 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  Answerer,
-  ConverterRegistry,
-  createLogger,
-  ingest,
-  LanceDbStore,
-  LocalDirectorySource,
-  MarkdownPassthrough,
-  Retriever,
-  Telemetry,
-  type ChatModel,
-  type Embedder,
-  type IngestSummary,
-  type Logger,
-  type Reranker,
-  type VectorStore,
-} from '@rag/core';
+import { Answerer, createLogger, ingest, Retriever, Telemetry, type ChatModel, type Embedder, type IngestSummary, type Logger, type Reranker, type VectorStore } from '@rag/core';
+import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough } from '@rag/core/ingestion';
+import { LanceDbStore } from '@rag/core/embedded';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
 

@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createConverters,
-  DoclingServeConverter,
-  DocxConverter,
-  HtmlConverter,
-  MarkdownPassthrough,
-  PdfConverter,
-  PptxConverter,
-} from '../../src/index.ts';
+import { createConverters, DoclingServeConverter, DocxConverter, HtmlConverter, MarkdownPassthrough, PdfConverter, PptxConverter } from '../../src/ingestion.ts';
 import { blankPdf, corruptPdf, docxDocument, imageOnlyPdf, pdfWithText, pptxDeck } from './fixture-documents.ts';
 import { HTML_PAGE } from './fixture-folder.ts';
 

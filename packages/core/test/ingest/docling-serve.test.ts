@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DoclingServeConverter } from '../../src/index.ts';
+import { DoclingServeConverter } from '../../src/ingestion.ts';
 import { converted, FakeDoclingServer, type DoclingAnswer } from './fake-docling-server.ts';
 
 let server: FakeDoclingServer | undefined;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GcsSource, parseGcsUri, type SourceDocument } from '../../src/index.ts';
+import { GcsSource, parseGcsUri, type SourceDocument } from '../../src/ingestion.ts';
 import { FakeGcsServer } from './fake-gcs-server.ts';
 import { guide } from './fixture-folder.ts';
 import { startHarness, type Harness } from './ingest-harness.ts';

@@ -1,22 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createConverters,
-  createLogger,
-  ingest,
-  LanceDbStore,
-  type DocumentSource,
-  type EmbeddingModelLock,
-  type Embedder,
-  type HybridQuery,
-  type IndexedChunk,
-  type IndexedDocument,
-  type IngestOptions,
-  type IngestSummary,
-  type SearchHit,
-  type VectorStore,
-} from '../../src/index.ts';
+import { createLogger, ingest, type EmbeddingModelLock, type Embedder, type HybridQuery, type IndexedChunk, type IndexedDocument, type IngestOptions, type IngestSummary, type SearchHit, type VectorStore } from '../../src/index.ts';
+import { createConverters, type DocumentSource } from '../../src/ingestion.ts';
+import { LanceDbStore } from '../../src/embedded.ts';
 
 /** A deterministic embedder that counts its calls: the cost a re-run must not pay. */
 export class CountingEmbedder implements Embedder {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { chunkId } from '../../src/chunking/chunk-id.ts';
-import { encodeDocument, LanceDbStore, type IndexedChunk } from '../../src/index.ts';
+import { encodeDocument, type IndexedChunk } from '../../src/index.ts';
+import { LanceDbStore } from '../../src/embedded.ts';
 
 function chunk(index: number, contentHash: string): IndexedChunk {
   const text = `guide.md\n\nchunk ${index} of ${contentHash}`;

@@ -22,6 +22,10 @@ export const configSchema = z
     PORT: integer(0, 65535).default(8090),
     HOST: z.string().default('127.0.0.1'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** auto: human-readable on a terminal, JSON lines in containers and pipes. */
+    LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+    /** A little under Kubernetes' default 30 s termination grace period, so draining ends before SIGKILL. */
+    SHUTDOWN_TIMEOUT_MS: integer(0, 3_600_000).default(25_000),
     RAG_DATA_DIR: z.string().min(1).default('.rag'),
     RAG_COLLECTION: optionalText,
     QDRANT_URL: optionalUrl,
@@ -40,6 +44,8 @@ export const configSchema = z
     RERANK_API_KEY: optionalText,
     RERANK_CANDIDATES: integer(1, 1000).default(50),
     RERANK_TIMEOUT_MS: integer(1, 600_000).default(120_000),
+    /** With the reranker down or timing out: `fused` answers from the fused ranking, `fail` answers 503. */
+    RERANK_FALLBACK: z.enum(['fused', 'fail']).default('fused'),
     GATEWAY_URL: optionalUrl,
     GATEWAY_API_KEY: optionalText,
     GATEWAY_MODEL: z.string().min(1).default('qwen3-4b-cpu'),

@@ -61,3 +61,15 @@ describe('BM25 sparse vectors match fastembed Qdrant/bm25 (bm25_golden.json)', (
     expect(encodeQuery(text).values).toEqual([1, 1]);
   });
 });
+
+describe('English stopwords', () => {
+  it('are exactly the list fastembed loads (english.txt of Qdrant/bm25)', async () => {
+    const { ENGLISH_STOPWORDS } = await import('../../src/sparse/english-stopwords.ts');
+    const fastembedList = readFileSync(new URL('../fixtures/bm25/english_stopwords.txt', import.meta.url), 'utf8')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line.length > 0);
+    expect(fastembedList).toHaveLength(179);
+    expect([...ENGLISH_STOPWORDS]).toEqual(fastembedList);
+  });
+});

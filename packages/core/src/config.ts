@@ -80,11 +80,20 @@ export const DEFAULT_COLLECTION = 'docs-v2';
  * `defaults` are a command's own defaults for variables the environment leaves unset (the eval logs at warn).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: NodeJS.ProcessEnv = {}): Config {
-  const parsed = configSchema.safeParse({ ...defaults, ...env });
+  const parsed = configSchema.safeParse({ ...withoutEmptyValues(defaults), ...withoutEmptyValues(env) });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new RagError('RAG_CONFIG_INVALID', problems.join('; '));
   }
   const raw = parsed.data;
   return { ...raw, collection: raw.QDRANT_COLLECTION ?? raw.RAG_COLLECTION ?? DEFAULT_COLLECTION };
+}
+
+/**
+ * An empty or blank value counts as unset, for every variable: a manifest's `PORT=` must not become
+ * `z.coerce.number('')`, which is 0 (a random port), nor `RAG_MIN_SCORE=` a minimum of 0. Other values are
+ * kept as they are, so a prefix such as `query: ` keeps its trailing space.
+ */
+function withoutEmptyValues(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
 }

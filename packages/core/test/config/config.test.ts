@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { z } from 'zod';
+import { configSchema, loadConfig } from '../../src/config.ts';
 import { RagError } from '../../src/errors.ts';
 
 function configError(env: Record<string, string>): RagError {
@@ -9,6 +10,21 @@ function configError(env: Record<string, string>): RagError {
     return error as RagError;
   }
   throw new Error('expected loadConfig to throw');
+}
+
+/** The schema's variables, read from its shape so that a variable added later is covered too. */
+const variables = Object.entries(configSchema.innerType().shape).map(([name, type]) => ({
+  name,
+  numeric: innermostType(type) instanceof z.ZodNumber,
+}));
+const numericVariables = variables.filter((variable) => variable.numeric).map((variable) => variable.name);
+const otherVariables = variables.filter((variable) => !variable.numeric).map((variable) => variable.name);
+
+function innermostType(type: z.ZodTypeAny): z.ZodTypeAny {
+  if (type instanceof z.ZodDefault || type instanceof z.ZodOptional) return innermostType(type._def.innerType);
+  if (type instanceof z.ZodEffects) return innermostType(type._def.schema);
+  if (type instanceof z.ZodPipeline) return innermostType(type._def.in);
+  return type;
 }
 
 describe('loadConfig', () => {
@@ -63,5 +79,43 @@ describe('loadConfig', () => {
     expect(error.code).toBe('RAG_CONFIG_INVALID');
     expect(error.message).toContain(variable);
     expect(error.message).toContain(expected);
+  });
+
+  describe('an empty value counts as unset', () => {
+    const defaults = loadConfig({});
+
+    it('covers every numeric variable of the schema', () => {
+      expect(numericVariables.length).toBeGreaterThan(10);
+      expect(numericVariables).toEqual(expect.arrayContaining(['PORT', 'RAG_MIN_SCORE', 'SHUTDOWN_TIMEOUT_MS']));
+      expect(otherVariables).toEqual(expect.arrayContaining(['HOST', 'LOG_LEVEL', 'QDRANT_URL', 'GATEWAY_MODEL']));
+    });
+
+    it.each(numericVariables)('%s empty or blank gives the default, not 0', (name) => {
+      expect(loadConfig({ [name]: '' })[name as keyof typeof defaults]).toEqual(defaults[name as keyof typeof defaults]);
+      expect(loadConfig({ [name]: '  ' })[name as keyof typeof defaults]).toEqual(defaults[name as keyof typeof defaults]);
+    });
+
+    it.each(otherVariables)('%s empty or blank gives the default', (name) => {
+      expect(loadConfig({ [name]: '' })[name as keyof typeof defaults]).toEqual(defaults[name as keyof typeof defaults]);
+      expect(loadConfig({ [name]: ' \t' })[name as keyof typeof defaults]).toEqual(defaults[name as keyof typeof defaults]);
+    });
+
+    it('keeps the documented defaults of PORT and RAG_MIN_SCORE', () => {
+      expect(loadConfig({ PORT: '' }).PORT).toBe(8090);
+      expect(loadConfig({ RAG_MIN_SCORE: '' }).RAG_MIN_SCORE).toBeUndefined();
+      expect(loadConfig({ HOST: '', LOG_LEVEL: '', RAG_DATA_DIR: '' })).toMatchObject({
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        RAG_DATA_DIR: '.rag',
+      });
+    });
+
+    it("lets a command's default apply under an empty value", () => {
+      expect(loadConfig({ LOG_LEVEL: '' }, { LOG_LEVEL: 'warn' }).LOG_LEVEL).toBe('warn');
+    });
+
+    it('keeps the trailing space of a non-empty prefix', () => {
+      expect(loadConfig({ EMBED_QUERY_PREFIX: 'query: ' }).EMBED_QUERY_PREFIX).toBe('query: ');
+    });
   });
 });

@@ -39,6 +39,7 @@ export const errorCatalog = {
   RAG_SOURCE_UNAVAILABLE: { status: 503, message: 'The document source cannot be read. Check the path or bucket and its credentials.' },
   RAG_DOCUMENT_UNREADABLE: { status: 422, message: 'The document could not be converted to text.' },
   RAG_CLIENT_CLOSED: { status: 499, message: 'The client closed the request.' },
+  RAG_SHUTTING_DOWN: { status: 503, message: 'The server is shutting down; retry on another replica.' },
   RAG_INTERNAL: { status: 500, message: 'Internal error. The server log has the details.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

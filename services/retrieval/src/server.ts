@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import {
   Answerer,
   createChatModel,
@@ -49,8 +50,10 @@ async function main(config: Config, logger: Logger): Promise<void> {
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
   await app.listen({ port: config.PORT, host: config.HOST });
+  // The port actually bound: PORT=0 asks the system for a free one.
+  const { port } = app.server.address() as AddressInfo;
   const chunks = opened ? await store.count().catch(() => undefined) : undefined;
-  printWelcome(config, chunks, chatModel ? 'llm' : 'extractive');
+  printWelcome(config, port, chunks, chatModel ? 'llm' : 'extractive');
 }
 
 /**
@@ -79,8 +82,8 @@ function dependencyOf(code: string): string {
   return 'store or embedder';
 }
 
-function printWelcome(config: Config, chunks: number | undefined, mode: string): void {
-  const url = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`;
+function printWelcome(config: Config, port: number, chunks: number | undefined, mode: string): void {
+  const url = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`;
   const indexed = chunks === undefined ? `store not reachable yet` : `${chunks} chunks`;
   process.stdout.write(
     [

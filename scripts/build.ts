@@ -1,0 +1,59 @@
+/**
+ * `pnpm build`: one esbuild bundle per entry point under dist/, started with plain `node`.
+ * Everything pure JavaScript is bundled (and tree-shaken), so the production images ship dist/ and no
+ * node_modules at all. The embedded adapters' native packages stay external: they are imported only
+ * when the configuration asks for them (see packages/core/src/adapters-from-config.ts) and resolve from
+ * the workspace's node_modules when dist/ runs inside the repository. docs/architecture.md says why.
+ */
+import { cp, rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { build, type BuildOptions } from 'esbuild';
+
+/** Packages with native binaries or their own runtime loading, never bundled. */
+export const EXTERNAL_PACKAGES = ['@lancedb/lancedb', 'apache-arrow', '@huggingface/transformers', 'onnxruntime-node', 'sharp'];
+
+/** Entry point → folder under dist/. Each bundle's chunks (lazily imported adapters) sit beside it. */
+export const ENTRY_POINTS = [
+  { source: 'services/retrieval/src/server.ts', folder: 'retrieval', name: 'server' },
+  { source: 'ingest/src/cli.ts', folder: 'ingest', name: 'cli' },
+];
+
+const repositoryRoot = fileURLToPath(new URL('../', import.meta.url));
+
+/** CommonJS dependencies bundled into ESM still call require() for Node's built-ins. */
+const requireShim = "import { createRequire as __ragCreateRequire } from 'node:module'; const require = __ragCreateRequire(import.meta.url);";
+
+function bundleOptions(entry: (typeof ENTRY_POINTS)[number], outRoot: string): BuildOptions {
+  return {
+    absWorkingDir: repositoryRoot,
+    entryPoints: { [entry.name]: entry.source },
+    outdir: `${outRoot}/${entry.folder}`,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    // The oldest Node line the code supports (these machines); the images run a newer LTS.
+    target: 'node20.6',
+    external: EXTERNAL_PACKAGES,
+    banner: { js: requireShim },
+    sourcemap: 'linked',
+    legalComments: 'linked',
+    chunkNames: '[name]-[hash]',
+    logLevel: 'warning',
+  };
+}
+
+export async function buildAll(outRoot = 'dist'): Promise<void> {
+  const out = `${repositoryRoot}${outRoot}`;
+  await rm(out, { recursive: true, force: true });
+  await Promise.all(ENTRY_POINTS.map((entry) => build(bundleOptions(entry, out))));
+  // The web page's files are read at startup from ../web/ beside the routes: dist/web/ for the bundle.
+  await cp(`${repositoryRoot}services/retrieval/src/web`, `${out}/web`, { recursive: true });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const { values } = parseArgs({ options: { outdir: { type: 'string', default: 'dist' } } });
+  await buildAll(values.outdir);
+  process.stdout.write(`built ${ENTRY_POINTS.map((entry) => `${values.outdir}/${entry.folder}/${entry.name}.js`).join(', ')}\n`);
+}

@@ -6,6 +6,7 @@
  * the workspace's node_modules when dist/ runs inside the repository. docs/architecture.md says why.
  */
 import { cp, rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build, type BuildOptions } from 'esbuild';
@@ -44,8 +45,9 @@ function bundleOptions(entry: (typeof ENTRY_POINTS)[number], outRoot: string): B
   };
 }
 
+/** Builds every entry under `outRoot` (relative to the repository root, or absolute). */
 export async function buildAll(outRoot = 'dist'): Promise<void> {
-  const out = `${repositoryRoot}${outRoot}`;
+  const out = resolve(repositoryRoot, outRoot);
   await rm(out, { recursive: true, force: true });
   await Promise.all(ENTRY_POINTS.map((entry) => build(bundleOptions(entry, out))));
   // The web page's files are read at startup from ../web/ beside the routes: dist/web/ for the bundle.

@@ -1,31 +1,48 @@
-# Two images from one workspace: `--target retrieval` (the API) and `--target ingest` (the CronJob).
-#   docker build --target retrieval -t .../rag/retrieval:TAG .
-#   docker build --target ingest    -t .../rag/ingest:TAG .
-FROM node:20-bookworm-slim AS base
-ENV PNPM_HOME=/pnpm PATH=/pnpm:$PATH
-RUN npm install --global pnpm@9.15.9
-WORKDIR /app
+# Two production images from one workspace, both plain `node` running a compiled bundle:
+#   docker build --target retrieval -t REGISTRY/rag/retrieval:TAG .   (the API, dist/retrieval/server.js)
+#   docker build --target ingest    -t REGISTRY/rag/ingest:TAG .      (the CronJob, dist/ingest/cli.js)
+# They carry the production adapters (Qdrant, TEI, the gateway, GCS, docling-serve and the embedded
+# converters) and no node_modules: the embedded LanceDB store and local ONNX models are for laptops
+# (`pnpm start`) and answer RAG_ADAPTER_NOT_INSTALLED here. README.md gives their sizes.
+#
+# Node.js 24 LTS. NODE_VERSION is what the digest below carries; `pnpm test:image-node` runs the whole
+# test suite on that same version. To move to a newer build, update both together:
+#   docker buildx imagetools inspect node:24-bookworm-slim   (digest)   and   docker run --rm IMAGE node --version
+ARG NODE_VERSION=24.18.0
+ARG NODE_IMAGE=node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d
+ARG RUNTIME_IMAGE=debian:bookworm-slim@sha256:4b50eb66f977b4062683ff434ef18ac191da862dbe966961bc11990cf5791a8d
 
-FROM base AS deps
+FROM ${NODE_IMAGE} AS build
+RUN npm install --global pnpm@9.15.9
+WORKDIR /src
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc tsconfig.base.json ./
 COPY packages/core/package.json packages/core/
 COPY services/retrieval/package.json services/retrieval/
 COPY ingest/package.json ingest/
 COPY eval/package.json eval/
-# tsx (a dev dependency) runs the TypeScript sources directly: there is no build step.
+COPY k8s/package.json k8s/
 RUN pnpm install --frozen-lockfile
+COPY scripts scripts
+COPY packages/core/src packages/core/src
+COPY services/retrieval/src services/retrieval/src
+COPY ingest/src ingest/src
+RUN pnpm build
 
-FROM deps AS app
-COPY packages packages
-COPY services services
-COPY ingest ingest
-ENV NODE_ENV=production
-USER node
+# The Debian base of the official Node image, with the node binary alone: no npm, yarn or corepack
+# in production, nothing installed at run time.
+FROM ${RUNTIME_IMAGE} AS runtime
+COPY --from=build /usr/local/bin/node /usr/local/bin/node
+WORKDIR /app
+COPY --from=build /src/dist ./dist
+ENV NODE_ENV=production NODE_OPTIONS=--enable-source-maps
+# A numeric id, so that Kubernetes' runAsNonRoot can verify it without an /etc/passwd entry.
+USER 10001:10001
 
-FROM app AS retrieval
+FROM runtime AS retrieval
 ENV HOST=0.0.0.0 PORT=8090
 EXPOSE 8090
-CMD ["pnpm", "exec", "tsx", "services/retrieval/src/server.ts"]
+# node is PID 1 and receives SIGTERM itself: the server drains in-flight requests, then exits 0.
+ENTRYPOINT ["node", "dist/retrieval/server.js"]
 
-FROM app AS ingest
-ENTRYPOINT ["pnpm", "exec", "tsx", "ingest/src/cli.ts"]
+FROM runtime AS ingest
+ENTRYPOINT ["node", "dist/ingest/cli.js"]

@@ -42,6 +42,8 @@ async function embedInBatches(
 ): Promise<number[][]> {
   const vectors: number[][] = [];
   for (const batch of inBatches(texts, batchSize)) {
+    // A local model may not stop mid-batch: at least the next batch is not started once the run is stopped.
+    signal?.throwIfAborted();
     onEmbedCall();
     vectors.push(...(await embedder.embedDocuments(batch, signal)));
   }

@@ -1,4 +1,5 @@
-import type { IndexedChunk } from '../domain.ts';
+import { chunkId } from '../chunking/chunk-id.ts';
+import type { IndexedChunk, IndexedDocument } from '../domain.ts';
 import type { VectorStore } from '../stores/vector-store.ts';
 
 interface PendingWrite {
@@ -18,6 +19,11 @@ export interface WriteCompletion {
  * table, and concurrent commits forced full reloads); batches of a few hundred points take seconds.
  * Within a batch the order stays upsert, then delete the stale ids: never delete-before-write. A
  * failed batch fails each of its documents, whose previous points are then still in place.
+ *
+ * Each document's chunks are upserted last to first. A store may apply a long upsert in several
+ * requests (Qdrant: 64 points each), so a process killed in the middle leaves a prefix of them
+ * written; in reverse order, a document whose chunk 0 is not yet of the new version is never taken
+ * for complete: chunk 0 is still the old version (mixed versions) or absent (see `isWhole`).
  */
 export class IngestWriter {
   private batch: PendingWrite[] = [];
@@ -61,7 +67,7 @@ export class IngestWriter {
 
   private async write(batch: PendingWrite[]): Promise<void> {
     try {
-      await this.store.upsert(batch.flatMap((write) => write.chunks));
+      await this.store.upsert(batch.flatMap((write) => [...write.chunks].reverse()));
       await this.store.deleteByIds(batch.flatMap((write) => write.staleIds));
     } catch (error) {
       for (const write of batch) write.settle(error);
@@ -69,4 +75,14 @@ export class IngestWriter {
     }
     for (const write of batch) write.settle();
   }
+}
+
+/**
+ * A stored document is whole when its points are exactly chunks 0 to n-1: a write cut short (see
+ * IngestWriter) leaves a new document without its chunk 0, which its version alone would not reveal.
+ */
+export function isWhole(document: IndexedDocument): boolean {
+  const ids = new Set(document.chunkIds);
+  for (let index = 0; index < document.chunkIds.length; index += 1) if (!ids.has(chunkId(document.source, index))) return false;
+  return true;
 }

@@ -10,7 +10,7 @@ import type { DocumentSource, SourceDocument } from '../sources/document-source.
 import type { VectorStore } from '../stores/vector-store.ts';
 import { contentHashOf, vectorizeChunks, type ChunkOptions } from './index-document.ts';
 import { IngestSummary } from './ingest-summary.ts';
-import { IngestWriter, type WriteCompletion } from './ingest-writer.ts';
+import { IngestWriter, isWhole, type WriteCompletion } from './ingest-writer.ts';
 
 export interface IngestOptions {
   source: DocumentSource;
@@ -31,6 +31,11 @@ export interface IngestOptions {
   onDocument?: (uri: string, summary: IngestSummary) => void;
   /** In a dry run, each document with the number of chunks it would have. */
   onPlanned?: (uri: string, chunks: number) => void;
+  /**
+   * Stops the run (SIGTERM): no document is started any more, those being read, converted or embedded
+   * are abandoned (nothing of them is written), writes already queued finish, and nothing is pruned.
+   * The summary then comes back with `interrupted` set.
+   */
   signal?: AbortSignal;
 }
 
@@ -47,21 +52,26 @@ interface Run {
 /**
  * Brings the store in sync with the source. Unchanged documents cost nothing; a changed one has its
  * new chunks upserted before its stale ones are deleted, and deleted documents are pruned only after
- * every upsert, so a run interrupted anywhere leaves every previously indexed document searchable.
+ * every upsert, so a run interrupted anywhere leaves every previously indexed document searchable,
+ * and the next run finds and re-syncs any document a killed run left half written.
  */
 export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const run: Run = { options, summary: new IngestSummary(), writer: new IngestWriter(options.store, options.writeBatchPoints ?? DEFAULT_WRITE_BATCH_POINTS) };
-  const indexed = new Map((await options.store.listDocuments()).map((document) => [document.source, document]));
+  const indexed = new Map((await options.store.listDocuments()).map((document) => [document.source, asIndexed(document)]));
   const seen = new Set<string>();
   const limit = pLimit(options.concurrency);
   const preparing: Promise<void>[] = [];
   const writing: Promise<void>[] = [];
   try {
     for await (const document of options.source.list(options.signal)) {
+      if (options.signal?.aborted) break;
       run.summary.files += 1;
       seen.add(document.uri);
       preparing.push(limit(() => syncDocumentSafely(document, indexed.get(document.uri), run, writing)));
     }
+  } catch (error) {
+    // A listing stopped by the signal is an interruption, not a source failure.
+    if (!options.signal?.aborted) throw error;
   } finally {
     // Even when the listing fails, documents in flight are written before the caller closes the
     // store; the error then propagates and nothing is pruned: a partial listing says nothing of deletions.
@@ -69,11 +79,31 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     await run.writer.flush();
     await Promise.all(writing);
   }
+  if (options.signal?.aborted) return interrupted(run);
   if (options.prune) await pruneDeleted(indexed, seen, run);
-  return run.summary;
+  return options.signal?.aborted ? interrupted(run) : run.summary;
+}
+
+/** A document a killed run left half written (see IngestWriter) has no version: the run re-syncs it. */
+function asIndexed(document: IndexedDocument): IndexedDocument {
+  return isWhole(document) ? document : { ...document, contentHash: '', sourceVersion: undefined };
+}
+
+/**
+ * Stopped before the listing was through, nothing is pruned: a document the run did not reach is not a
+ * deleted one. Stopped while pruning, the rest of the deleted documents are pruned by the next run.
+ */
+function interrupted({ options, summary }: Run): IngestSummary {
+  summary.interrupted = true;
+  options.logger.warn({ files: summary.files, abandoned: summary.abandoned, upserts: summary.upserts, deletes: summary.deletes }, 'ingest interrupted: queued writes finished; the next run completes the sync');
+  return summary;
 }
 
 async function syncDocumentSafely(document: SourceDocument, previous: IndexedDocument | undefined, run: Run, writing: Promise<void>[]): Promise<void> {
+  if (run.options.signal?.aborted) {
+    run.summary.abandoned += 1;
+    return;
+  }
   try {
     const write = await syncDocument(document, previous, run);
     if (write) {
@@ -86,7 +116,9 @@ async function syncDocumentSafely(document: SourceDocument, previous: IndexedDoc
       return;
     }
   } catch (error) {
-    failed(document, error, run);
+    // Stopped while being read, converted or embedded: nothing of it was written, the next run does it.
+    if (run.options.signal?.aborted) run.summary.abandoned += 1;
+    else failed(document, error, run);
     return;
   }
   done(document, run);
@@ -134,7 +166,11 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
   }
   const version = { contentHash, sourceVersion: document.sourceVersion };
   const onEmbedCall = () => (summary.embedCalls += 1);
-  const vectorized = await vectorizeChunks(chunks, version, options.embedder, options.embedBatchSize, onEmbedCall, options.signal);
+  const vectorized = await vectorizeChunks(chunks, version, options.embedder, options.embedBatchSize, onEmbedCall, options.signal).catch((error: unknown) => {
+    // The chunks of a document abandoned by a stopped run are not part of what the run did.
+    if (options.signal?.aborted) summary.chunks -= chunks.length;
+    throw error;
+  });
   const currentIds = new Set(vectorized.map((chunk) => chunk.id));
   const staleIds = (previous?.chunkIds ?? []).filter((id) => !currentIds.has(id));
   const write = await run.writer.enqueue(vectorized, staleIds);
@@ -166,6 +202,7 @@ async function pruneDeleted(indexed: Map<string, IndexedDocument>, seen: Set<str
   if (options.dryRun) return;
   const ids = deleted.flatMap((document) => document.chunkIds);
   for (const batch of inBatches(ids, PRUNE_BATCH)) {
+    if (options.signal?.aborted) return;
     await options.store.deleteByIds(batch);
     summary.deletes += batch.length;
   }

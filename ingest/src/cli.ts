@@ -1,6 +1,7 @@
+import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createLogger, isRagError, loadConfig } from '@rag/core';
+import { createLogger, isRagError, loadConfig, RagError } from '@rag/core';
 import { runIngest } from './run-ingest.ts';
 
 const USAGE = `Usage: pnpm ingest [SOURCE] [--dry-run] [--no-prune]
@@ -13,7 +14,12 @@ Formats: .md .markdown .html .htm .pdf .docx .pptx (PDF/DOCX/PPTX through doclin
 DOCLING_URL is set); other files are skipped and counted.
 --no-prune        keep the points of documents that are no longer in the source
 
-Ends with: done: N files, M chunks, U upserts, D deletes, S skipped, E errors (exit 1 when E > 0).`;
+Ends with: done: N files, M chunks, U upserts, D deletes, S skipped, E errors.
+Exit status: 0 synced; 1 when E > 0; 2 when the run could not start or the listing failed;
+3 when stopped by SIGTERM or SIGINT (RAG_INGEST_INTERRUPTED; a second signal exits at once).`;
+
+/** Stopped by a signal before the sync was through: RAG_INGEST_INTERRUPTED. */
+const EXIT_INTERRUPTED = 3;
 
 /** The repository root, where the default corpus (README.md, docs/) lives. */
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -32,6 +38,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  const stop = stopOnSignals();
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
   const summary = await runIngest({
@@ -43,10 +50,37 @@ async function main(): Promise<number> {
     prune: !values['no-prune'],
     progressStream: process.stderr,
     onPlanned: (uri, chunks) => process.stdout.write(`${chunks}\t${uri}\n`),
+    signal: stop,
   });
   for (const failure of summary.failures) process.stderr.write(`failed: ${failure.uri}: ${failure.reason}\n`);
   process.stdout.write(`${summary.toLine()}\n`);
+  if (summary.interrupted) {
+    const left = `${summary.abandoned} of the ${summary.files} documents listed so far not synced, left for the next run`;
+    const error = new RagError('RAG_INGEST_INTERRUPTED', `(${(stop.reason as Error).message}; ${left}.)`);
+    process.stderr.write(`${error.code}: ${error.message}\n`);
+    return EXIT_INTERRUPTED;
+  }
   return summary.errors > 0 ? 1 : 0;
+}
+
+/**
+ * The first SIGTERM (Kubernetes stopping the job) or SIGINT (Ctrl-C) stops the run cleanly: no new
+ * document, the writes in progress finish, no pruning. A second one exits at once, as a hung run must
+ * still be stoppable; whatever it cuts short is healed by the next run.
+ */
+function stopOnSignals(): AbortSignal {
+  const controller = new AbortController();
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (controller.signal.aborted) {
+        process.stderr.write(`${signal} again: exiting now\n`);
+        process.exit(128 + constants.signals[signal]);
+      }
+      process.stderr.write(`${signal}: finishing the writes in progress, then stopping (send it again to exit at once)\n`);
+      controller.abort(new Error(`stopped by ${signal}`));
+    });
+  }
+  return controller.signal;
 }
 
 main().then(

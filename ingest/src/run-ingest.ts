@@ -14,6 +14,8 @@ export interface RunIngestOptions {
   progressStream?: NodeJS.WriteStream | undefined;
   /** Dry run: each document with its chunk count. */
   onPlanned?: (uri: string, chunks: number) => void;
+  /** Stops the run (SIGTERM): see `IngestOptions.signal`; the summary comes back `interrupted`. */
+  signal?: AbortSignal;
 }
 
 export function chooseSource(options: Pick<RunIngestOptions, 'config' | 'sourceArgument' | 'defaultCorpus'>): DocumentSource {
@@ -53,10 +55,12 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
       logger,
       onDocument: progress.update,
       onPlanned: options.onPlanned,
+      signal: options.signal,
     });
     progress.stop();
     logger.info({ seconds: (performance.now() - started) / 1000, embedCalls: summary.embedCalls, unchanged: summary.unchanged, unsupported: summary.unsupported }, 'ingest finished');
-    if (summary.upserts + summary.deletes > 0 && store.compact) logger.info({ compaction: await store.compact() }, 'storage compacted');
+    // A stopped run has little time left: the next run compacts.
+    if (!summary.interrupted && summary.upserts + summary.deletes > 0 && store.compact) logger.info({ compaction: await store.compact() }, 'storage compacted');
     return summary;
   } finally {
     progress?.stop();

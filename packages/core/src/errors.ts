@@ -38,6 +38,11 @@ export const errorCatalog = {
   RAG_CONVERTER_UNAVAILABLE: { status: 503, message: 'The document converter is unreachable or failing. Check DOCLING_URL.' },
   RAG_SOURCE_UNAVAILABLE: { status: 503, message: 'The document source cannot be read. Check the path or bucket and its credentials.' },
   RAG_DOCUMENT_UNREADABLE: { status: 422, message: 'The document could not be converted to text.' },
+  RAG_INGEST_INTERRUPTED: {
+    status: 503,
+    message:
+      'The ingest run was stopped (SIGTERM or SIGINT) before it finished: the writes in progress were completed, and documents it did not reach were not pruned. Run it again: unchanged documents are skipped, so it carries on where this one stopped. The ingest command exits 3.',
+  },
   RAG_CLIENT_CLOSED: { status: 499, message: 'The client closed the request.' },
   RAG_SHUTTING_DOWN: { status: 503, message: 'The server is shutting down; retry on another replica.' },
   RAG_INTERNAL: { status: 500, message: 'Internal error. The server log has the details.' },

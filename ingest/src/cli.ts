@@ -40,7 +40,7 @@ async function main(): Promise<number> {
   }
   const stop = stopOnSignals();
   const config = loadConfig();
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = createLogger(config.LOG_LEVEL, { format: config.LOG_FORMAT });
   const summary = await runIngest({
     config,
     logger,

@@ -106,7 +106,7 @@ const config = (() => {
     process.exit(2);
   }
 })();
-const logger = createLogger(config.LOG_LEVEL);
+const logger = createLogger(config.LOG_LEVEL, { format: config.LOG_FORMAT });
 main(config, logger).catch((error: unknown) => {
   if (isRagError(error)) logger.fatal({ code: error.code, cause: error.cause }, error.message);
   else logger.fatal({ err: error }, 'startup failed');

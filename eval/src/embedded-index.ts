@@ -42,7 +42,8 @@ export class EmbeddedIndex implements EvalBackend {
       const embedder = await createEmbedder(config, logger);
       const reranker = await createReranker(config);
       await store.open(embedder ? await embedder.describe() : null);
-      const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, telemetry });
+      // Always 'fail', whatever RERANK_FALLBACK says: a report of the reranked pipeline must not hold fused rankings.
+      const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, rerankFallback: 'fail', telemetry });
       const answerer = new Answerer({ retriever, chatModel: createChatModel(config), minScore: config.RAG_MIN_SCORE, telemetry });
       return new EmbeddedIndex(config, dataDir, store, embedder, retriever, answerer, telemetry, logger);
     } catch (error) {

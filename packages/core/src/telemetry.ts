@@ -38,8 +38,17 @@ export class Telemetry {
     description: 'API requests by route and outcome (ok|client_error|dependency_error|error).',
   });
 
+  private readonly rerankFallbacks: Counter = this.meter.createCounter('rag.retrieval.rerank.fallbacks', {
+    description: 'Retrievals answered from the fused ranking because the reranker failed or is known to be down, by error.type (the RAG_* code).',
+  });
+
   recordRequest(route: string, outcome: string): void {
     this.requests.add(1, { route, outcome });
+  }
+
+  /** One retrieval that skipped the reranker (RERANK_FALLBACK=fused); `code` is the failure that took it down. */
+  recordRerankFallback(code: string): void {
+    this.rerankFallbacks.add(1, { 'error.type': code });
   }
 
   recordStage(stage: PipelineStage, seconds: number): void {

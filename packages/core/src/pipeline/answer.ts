@@ -15,10 +15,12 @@ export interface ChatAnswer {
   mode: AnswerMode;
   usage?: TokenUsage | undefined;
   unknownCitations: string[];
+  /** Whether the reranker ordered the passages (see Retrieval.reranked); undefined without a reranker. */
+  reranked?: boolean | undefined;
 }
 
 export type AnswerStreamEvent =
-  | { type: 'citations'; citations: Citation[] }
+  | { type: 'citations'; citations: Citation[]; reranked?: boolean | undefined }
   | { type: 'token'; text: string }
   | { type: 'done'; answer: ChatAnswer };
 
@@ -46,28 +48,21 @@ export class Answerer {
   }
 
   async answer(question: string, k: number, signal?: AbortSignal): Promise<ChatAnswer> {
-    const passages = await this.relevantPassages(question, k, signal);
-    if (passages.length === 0) return this.notCovered();
-    const chatModel = this.options.chatModel;
-    if (!chatModel) return this.extractive(question, passages);
-    const completion = await timed(
-      () => chatModel.complete(buildChatMessages(question, passages), signal),
-      (seconds) => this.recordGateway(chatModel, seconds),
-    );
-    return this.fromModel(completion.content, passages, completion.usage);
+    const { passages, reranked } = await this.relevantPassages(question, k, signal);
+    return { ...(await this.answerFrom(question, passages, signal)), reranked };
   }
 
   async *stream(question: string, k: number, signal?: AbortSignal): AsyncIterable<AnswerStreamEvent> {
-    const passages = await this.relevantPassages(question, k, signal);
+    const { passages, reranked } = await this.relevantPassages(question, k, signal);
     const chatModel = this.options.chatModel;
     if (passages.length === 0 || !chatModel) {
-      const answer = passages.length === 0 ? this.notCovered() : this.extractive(question, passages);
-      yield { type: 'citations', citations: answer.citations };
+      const answer = { ...(passages.length === 0 ? this.notCovered() : this.extractive(question, passages)), reranked };
+      yield { type: 'citations', citations: answer.citations, reranked };
       yield { type: 'token', text: answer.answer };
       yield { type: 'done', answer };
       return;
     }
-    yield { type: 'citations', citations: passages.map(toCitation) };
+    yield { type: 'citations', citations: passages.map(toCitation), reranked };
     const started = performance.now();
     let text = '';
     let usage: TokenUsage | undefined;
@@ -78,15 +73,26 @@ export class Answerer {
       } else usage = event.usage;
     }
     this.recordGateway(chatModel, (performance.now() - started) / 1000);
-    yield { type: 'done', answer: this.fromModel(text, passages, usage) };
+    yield { type: 'done', answer: { ...this.fromModel(text, passages, usage), reranked } };
+  }
+
+  private async answerFrom(question: string, passages: SearchHit[], signal?: AbortSignal): Promise<ChatAnswer> {
+    if (passages.length === 0) return this.notCovered();
+    const chatModel = this.options.chatModel;
+    if (!chatModel) return this.extractive(question, passages);
+    const completion = await timed(
+      () => chatModel.complete(buildChatMessages(question, passages), signal),
+      (seconds) => this.recordGateway(chatModel, seconds),
+    );
+    return this.fromModel(completion.content, passages, completion.usage);
   }
 
   /** The retrieved passages, or none when the best one is not relevant enough to answer from. */
-  private async relevantPassages(question: string, k: number, signal?: AbortSignal): Promise<SearchHit[]> {
-    const hits = await this.options.retriever.search(question, k, signal);
+  private async relevantPassages(question: string, k: number, signal?: AbortSignal): Promise<{ passages: SearchHit[]; reranked: boolean | undefined }> {
+    const { hits, reranked } = await this.options.retriever.retrieve(question, k, signal);
     const best = hits[0];
-    if (!best) return [];
-    return this.isRelevant(question, best) ? hits : [];
+    const relevant = best !== undefined && this.isRelevant(question, best);
+    return { passages: relevant ? hits : [], reranked };
   }
 
   /**

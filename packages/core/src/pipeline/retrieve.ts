@@ -4,6 +4,10 @@ import type { Reranker } from '../rerankers/reranker.ts';
 import { encodeQuery } from '../sparse/bm25-encoder.ts';
 import type { VectorStore } from '../stores/vector-store.ts';
 import { timed, type Telemetry } from '../telemetry.ts';
+import { RerankCircuit, type OutageLog, type RerankAdmission } from './rerank-circuit.ts';
+
+/** RERANK_FALLBACK: answer from the fused ranking while the reranker is down, or fail with its 503/504. */
+export type RerankFallback = 'fused' | 'fail';
 
 export interface RetrieverOptions {
   store: VectorStore;
@@ -12,20 +16,48 @@ export interface RetrieverOptions {
   /** Candidates fetched for the reranker (the seed's RERANK_CANDIDATES, 50). */
   rerankCandidates: number;
   telemetry: Telemetry;
+  /** `fused` (default): a reranker outage degrades the ranking; `fail`: it fails the request as before. */
+  rerankFallback?: RerankFallback | undefined;
+  /** While the reranker is down, one request per interval tries it again (default 5 s); tests shorten it. */
+  rerankProbeIntervalMs?: number | undefined;
+  /** Where a reranker outage is reported: one warning when it starts, one info line when it ends. */
+  logger?: OutageLog | undefined;
+}
+
+/** The passages of one query, and whether their order is the reranker's. */
+export interface Retrieval {
+  hits: SearchHit[];
+  /**
+   * True when the reranker ordered and scored the hits; false when they are in the fused order (the
+   * reranker is down, or the store returned no more than k candidates, so there was nothing to reorder);
+   * undefined when no reranker is configured.
+   */
+  reranked: boolean | undefined;
 }
 
 /** Qdrant needs each prefetch limit ≥ the query limit; 20 keeps fusion meaningful for small k. */
 const MIN_PREFETCH = 20;
+const DEFAULT_RERANK_PROBE_INTERVAL_MS = 5_000;
 
 /** The query path up to the passages: embed ∥ sparse-encode → hybrid search (RRF) → rerank → top k. */
 export class Retriever {
-  constructor(private readonly options: RetrieverOptions) {}
+  private readonly rerankProbeIntervalMs: number;
+  private readonly rerankCircuit: RerankCircuit;
+
+  constructor(private readonly options: RetrieverOptions) {
+    this.rerankProbeIntervalMs = options.rerankProbeIntervalMs ?? DEFAULT_RERANK_PROBE_INTERVAL_MS;
+    this.rerankCircuit = new RerankCircuit({ probeIntervalMs: this.rerankProbeIntervalMs, logger: options.logger });
+  }
 
   get reranks(): boolean {
     return this.options.reranker !== undefined;
   }
 
   async search(query: string, k: number, signal?: AbortSignal): Promise<SearchHit[]> {
+    return (await this.retrieve(query, k, signal)).hits;
+  }
+
+  async retrieve(query: string, k: number, signal?: AbortSignal): Promise<Retrieval> {
     const { store, reranker, rerankCandidates, telemetry } = this.options;
     const [dense, sparse] = await Promise.all([this.embedQuery(query, signal), this.encodeSparse(query)]);
     const limit = reranker ? Math.max(rerankCandidates, k) : k;
@@ -33,10 +65,10 @@ export class Retriever {
       () => store.search({ dense, sparse, limit, prefetchLimit: Math.max(limit, MIN_PREFETCH) }, signal),
       (seconds) => telemetry.recordStage('search', seconds),
     );
-    const ranked = reranker && candidates.length > k ? await this.rerank(query, candidates, signal) : candidates;
-    const top = ranked.slice(0, k);
+    const reranked = reranker && candidates.length > k ? await this.rerankOrFallBack(query, candidates, signal) : undefined;
+    const top = (reranked ?? candidates).slice(0, k);
     if (top[0]) telemetry.recordTopScore(top[0].score);
-    return top;
+    return { hits: top, reranked: reranker ? reranked !== undefined : undefined };
   }
 
   private async embedQuery(query: string, signal?: AbortSignal): Promise<number[] | undefined> {
@@ -56,6 +88,61 @@ export class Retriever {
       async () => encodeQuery(query),
       (seconds) => this.options.telemetry.recordStage('sparse', seconds),
     );
+  }
+
+  /**
+   * The reranked candidates, or undefined to answer from the fused order: the reranker failed, is known
+   * to be down (the request does not wait for it), or is being probed and did not answer within one probe
+   * interval (the probe goes on without this request). The request's own abort is never a fallback.
+   */
+  private async rerankOrFallBack(query: string, candidates: SearchHit[], signal?: AbortSignal): Promise<SearchHit[] | undefined> {
+    if (this.options.rerankFallback === 'fail') return this.rerank(query, candidates, signal);
+    const circuit = this.rerankCircuit;
+    const admission = circuit.admit();
+    if (admission === 'skip') return this.fallBack(circuit.outageCode!);
+    const attempt = this.trackedRerank(admission, query, candidates, signal);
+    try {
+      const ranked = await (admission === 'probe' ? this.waitForProbe(attempt) : attempt);
+      return ranked ?? this.fallBack(circuit.outageCode!);
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      return this.fallBack(circuit.outageCode!);
+    }
+  }
+
+  /** The rerank call, reporting its outcome to the circuit whether or not the request still waits for it. */
+  private trackedRerank(admission: RerankAdmission, query: string, candidates: SearchHit[], signal?: AbortSignal): Promise<SearchHit[]> {
+    const circuit = this.rerankCircuit;
+    return this.rerank(query, candidates, signal).then(
+      (ranked) => {
+        circuit.succeeded(admission);
+        return ranked;
+      },
+      (error: unknown) => {
+        if (signal?.aborted) circuit.abandoned(admission);
+        else circuit.failed(admission, error);
+        throw error;
+      },
+    );
+  }
+
+  private async waitForProbe(attempt: Promise<SearchHit[]>): Promise<SearchHit[] | undefined> {
+    attempt.catch(() => undefined); // judged by the circuit when this request no longer waits
+    let timer: NodeJS.Timeout | undefined;
+    const patience = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), this.rerankProbeIntervalMs).unref();
+    });
+    try {
+      return await Promise.race([attempt, patience]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private fallBack(code: string): undefined {
+    this.rerankCircuit.countFallback();
+    this.options.telemetry.recordRerankFallback(code);
+    return undefined;
   }
 
   private async rerank(query: string, candidates: SearchHit[], signal?: AbortSignal): Promise<SearchHit[]> {

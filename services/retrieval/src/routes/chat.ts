@@ -5,6 +5,7 @@ import { errorBody, logRequestError } from '../error-handler.ts';
 import { abortOnClientClose } from '../request-abort.ts';
 import { parseQueryRequest } from '../request-schema.ts';
 import type { OpenGate } from '../store-gate.ts';
+import { rerankedField } from './search.ts';
 
 function citationJson(citation: Citation) {
   return { source: citation.source, heading_path: citation.headingPath, chunk_index: citation.chunkIndex, score: citation.score };
@@ -15,6 +16,7 @@ function answerJson(answer: ChatAnswer) {
     answer: answer.answer,
     citations: answer.citations.map(citationJson),
     mode: answer.mode,
+    ...rerankedField(answer.reranked),
     ...(answer.unknownCitations.length > 0 ? { unknown_citations: answer.unknownCitations } : {}),
     ...(answer.usage
       ? { usage: { prompt_tokens: answer.usage.promptTokens, completion_tokens: answer.usage.completionTokens, total_tokens: answer.usage.totalTokens } }
@@ -31,7 +33,7 @@ function sseFrame(event: string, data: unknown): string {
 }
 
 function streamFrame(event: AnswerStreamEvent): string {
-  if (event.type === 'citations') return sseFrame('citations', { citations: event.citations.map(citationJson) });
+  if (event.type === 'citations') return sseFrame('citations', { citations: event.citations.map(citationJson), ...rerankedField(event.reranked) });
   if (event.type === 'token') return sseFrame('token', { text: event.text });
   return sseFrame('done', answerJson(event.answer));
 }

@@ -15,13 +15,21 @@ export function toSearchResult(hit: SearchHit) {
   };
 }
 
+/**
+ * Sent only when a reranker is configured. false: the results are in the fused (RRF) order, because the
+ * reranker is down (RERANK_FALLBACK=fused) or the store returned no more than k candidates.
+ */
+export function rerankedField(reranked: boolean | undefined): { reranked?: boolean } {
+  return reranked === undefined ? {} : { reranked };
+}
+
 export function registerSearchRoute(app: FastifyInstance, deps: { retriever: Retriever; storeGate?: OpenGate | undefined; defaultK: number }): void {
   app.post('/search', async (request, reply) => {
     const { query, k } = parseQueryRequest(request.body);
     const signal = abortOnClientClose(reply);
     // A store that could not be opened yet (Qdrant or TEI down at start) is retried here, per request.
     await deps.storeGate?.ready(signal);
-    const hits = await deps.retriever.search(query, k ?? deps.defaultK, signal);
-    return { results: hits.map(toSearchResult) };
+    const { hits, reranked } = await deps.retriever.retrieve(query, k ?? deps.defaultK, signal);
+    return { results: hits.map(toSearchResult), ...rerankedField(reranked) };
   });
 }

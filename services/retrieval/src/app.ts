@@ -17,6 +17,8 @@ export interface AppDependencies {
   storeGate?: OpenGate | undefined;
   defaultK: number;
   logger: Logger;
+  /** True once the process drains (SIGTERM): /readyz answers 503 RAG_SHUTTING_DOWN so the pod leaves the Service first. */
+  isDraining?: (() => boolean) | undefined;
 }
 
 function outcomeOf(status: number): string {
@@ -38,7 +40,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   });
   registerSearchRoute(app, deps);
   registerChatRoute(app, deps);
-  registerHealthRoutes(app, deps.readinessChecks);
+  registerHealthRoutes(app, deps.readinessChecks, { isDraining: deps.isDraining });
   registerMetricsRoute(app, deps.telemetry);
   registerWebRoutes(app);
   return app;

@@ -11,14 +11,18 @@ export interface ReadinessTargets {
   chatModel?: ChatModel | undefined;
 }
 
-/** One check per configured dependency, in the order /readyz reports the first failure: store, embed, rerank, gateway. */
+/**
+ * One check per configured dependency, in the order /readyz reports the first failure: store, embed,
+ * rerank, gateway. Only the store and the embedder decide readiness (they are what /search needs); the
+ * reranker (/search falls back to the fused ranking) and the gateway (only /chat needs it) are optional.
+ */
 export function readinessChecks(targets: ReadinessTargets): ReadinessCheck[] {
   const { gate, store, embedder, reranker, chatModel } = targets;
   const checks: ReadinessCheck[] = [{ name: 'store', timeoutCode: 'RAG_STORE_TIMEOUT', check: (signal) => storeReady(gate, store, signal) }];
   if (embedder) checks.push({ name: 'embed', timeoutCode: 'RAG_EMBED_TIMEOUT', check: (signal) => embedReady(embedder, signal) });
-  if (reranker) checks.push({ name: 'rerank', timeoutCode: 'RAG_RERANK_TIMEOUT', check: (signal) => rerankReady(reranker, signal) });
+  if (reranker) checks.push({ name: 'rerank', optional: true, timeoutCode: 'RAG_RERANK_TIMEOUT', check: (signal) => rerankReady(reranker, signal) });
   if (chatModel?.checkReady) {
-    checks.push({ name: 'gateway', timeoutCode: 'RAG_GATEWAY_TIMEOUT', check: (signal) => chatModel.checkReady!(signal) });
+    checks.push({ name: 'gateway', optional: true, timeoutCode: 'RAG_GATEWAY_TIMEOUT', check: (signal) => chatModel.checkReady!(signal) });
   }
   return checks;
 }

@@ -11,6 +11,16 @@ export interface ReadinessCheck {
    * aborted signal a closed client, which names nothing.
    */
   timeoutCode?: ErrorCode;
+  /**
+   * True for a dependency /search can do without (the reranker, the gateway): its failure leaves the
+   * pod ready and /readyz reports it degraded. Unset, a failure fails /readyz with a 503.
+   */
+  optional?: boolean;
+}
+
+export interface HealthRouteOptions {
+  /** True once the process is draining (SIGTERM): /readyz answers 503 RAG_SHUTTING_DOWN at once. */
+  isDraining?: (() => boolean) | undefined;
 }
 
 const READINESS_TIMEOUT_MS = 3000;
@@ -26,14 +36,24 @@ async function runCheck(check: ReadinessCheck): Promise<[string, string]> {
   }
 }
 
-export function registerHealthRoutes(app: FastifyInstance, checks: ReadinessCheck[]): void {
+/**
+ * /readyz answers "can this pod serve /search?": only checks not marked optional fail it. A reranker or gateway
+ * outage leaves every pod in the Service (/search degrades to the fused ranking, /chat names the
+ * gateway), instead of emptying the Service and turning named 503s into refused connections.
+ */
+export function registerHealthRoutes(app: FastifyInstance, checks: ReadinessCheck[], options: HealthRouteOptions = {}): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
-    const results = Object.fromEntries(await Promise.all(checks.map(runCheck)));
-    const failing = Object.entries(results).filter(([, status]) => status !== 'ok');
+    if (options.isDraining?.()) return reply.status(503).send(errorBody(new RagError('RAG_SHUTTING_DOWN')));
+    const results: Record<string, string> = Object.fromEntries(await Promise.all(checks.map(runCheck)));
+    const failing = checks.filter((check) => results[check.name] !== 'ok');
+    const blocking = failing.filter((check) => !check.optional).map((check) => check.name);
+    if (blocking.length > 0) {
+      const dependency = blocking[0]!;
+      const error = new RagError(results[dependency] as ErrorCode, `Not ready: ${blocking.join(', ')}.`);
+      return reply.status(503).send({ ...errorBody(error), dependency, checks: results });
+    }
     if (failing.length === 0) return { status: 'ready', checks: results };
-    const [name, code] = failing[0]!;
-    const error = new RagError(code as RagError['code'], `Not ready: ${failing.map(([dependency]) => dependency).join(', ')}.`);
-    return reply.status(503).send({ ...errorBody(error), dependency: name, checks: results });
+    return { status: 'degraded', checks: results, degraded: failing.map((check) => check.name) };
   });
 }

@@ -1,10 +1,12 @@
 /**
  * Each production dependency failing in each way a network service fails: the user gets a 503 (504 for a
- * timeout) naming it, never a hang or a stack trace, /readyz names it, and the same app answers normally
- * again as soon as it is back.
+ * timeout) naming it, or for the reranker the fused ranking, never a hang or a stack trace; /readyz
+ * names it and fails only for what /search needs (store, embedder); the same app answers normally again
+ * as soon as it is back.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPortUrl, startFakeServer, within } from '../../../packages/core/test/adapters/fake-server.ts';
 import { FakeQdrant } from './fakes/fake-qdrant.ts';
@@ -15,13 +17,15 @@ import { postJson, readJson } from './test-stack.ts';
 
 /** Adapter deadlines in this suite; every failure must show well inside the did-not-hang bound. */
 const TIMEOUT_MS = 300;
+/** How often a request tries a reranker that is down. */
+const RERANK_PROBE_INTERVAL_MS = 200;
 const DID_NOT_HANG_MS = 10_000;
 const QUERY = 'How many days a week can I work from home?';
 
 let stack: ProductionStack;
 
 beforeAll(async () => {
-  stack = await startProductionStack({ timeoutMs: TIMEOUT_MS });
+  stack = await startProductionStack({ timeoutMs: TIMEOUT_MS, rerankProbeIntervalMs: RERANK_PROBE_INTERVAL_MS });
 });
 
 afterAll(async () => {
@@ -53,19 +57,26 @@ function expectNoStackTrace(body: unknown): void {
   expect(text).not.toContain('node_modules');
 }
 
-const dependencies: Dependency[] = ['embed', 'store', 'rerank', 'gateway'];
 const faults: Fault[] = ['refuse', 'hang', 'error500', 'garbage'];
+const allOk = { store: 'ok', embed: 'ok', rerank: 'ok', gateway: 'ok' };
 
-describe.each(dependencies)('when %s fails', (dependency) => {
-  it.each(faults)(`%s: a named 503/504, then normal answers once it is back`, async (fault) => {
+/**
+ * A health route has no body to garble, so readiness is only asked to notice the other faults (the
+ * gateway's probe, GET /v1/models, reads a body and notices it too).
+ */
+function readinessNotices(dependency: Dependency, fault: Fault): boolean {
+  return fault !== 'garbage' || dependency === 'store' || dependency === 'gateway';
+}
+
+describe.each(['embed', 'store'] as const)('when %s fails', (dependency) => {
+  it.each(faults)(`%s: /search and /readyz answer a named 503/504, then normal answers once it is back`, async (fault) => {
     await stack.servers[dependency].fail(fault);
     try {
       const failed = await ask(stack.baseUrl, dependency);
       expect(failed.status).toBe(fault === 'hang' ? 504 : 503);
       expect(failed.body.error.code).toBe(codeFor(dependency, fault));
       expectNoStackTrace(failed.body);
-      // A health route has no body to garble, so readiness is only asked to notice the other faults.
-      if (fault !== 'garbage' || dependency === 'store' || dependency === 'gateway') {
+      if (readinessNotices(dependency, fault)) {
         const ready = await readiness(stack.baseUrl);
         expect(ready.status).toBe(503);
         expect(ready.body.dependency).toBe(dependency);
@@ -77,7 +88,51 @@ describe.each(dependencies)('when %s fails', (dependency) => {
     }
     const healed = await ask(stack.baseUrl, dependency);
     expect(healed.status).toBe(200);
-    expect((await readiness(stack.baseUrl)).status).toBe(200);
+    expect(await readiness(stack.baseUrl)).toEqual({ status: 200, body: { status: 'ready', checks: allOk } });
+  });
+});
+
+describe('when rerank fails', () => {
+  it.each(faults)(`%s: /search answers the fused ranking (reranked false), /readyz stays 200 degraded, reranking resumes once it is back`, async (fault) => {
+    await stack.servers.rerank.fail(fault);
+    try {
+      const degraded = await ask(stack.baseUrl, 'rerank');
+      expect(degraded.status).toBe(200);
+      expect(degraded.body.reranked).toBe(false);
+      expect(degraded.body.results).toHaveLength(1);
+      expect(degraded.body.results[0].score).toBe(degraded.body.results[0].fusion_score);
+      if (readinessNotices('rerank', fault)) {
+        const ready = await readiness(stack.baseUrl);
+        expect(ready).toEqual({ status: 200, body: { status: 'degraded', checks: { ...allOk, rerank: codeFor('rerank', fault) }, degraded: ['rerank'] } });
+      }
+    } finally {
+      await stack.servers.rerank.heal();
+    }
+    await sleep(RERANK_PROBE_INTERVAL_MS);
+    const healed = await ask(stack.baseUrl, 'rerank');
+    expect([healed.status, healed.body.reranked]).toEqual([200, true]);
+    expect(await readiness(stack.baseUrl)).toEqual({ status: 200, body: { status: 'ready', checks: allOk } });
+  });
+});
+
+describe('when gateway fails', () => {
+  it.each(faults)(`%s: /chat answers a named 503/504 while /search answers 200 and /readyz stays 200 degraded`, async (fault) => {
+    await stack.servers.gateway.fail(fault);
+    try {
+      const failed = await ask(stack.baseUrl, 'gateway');
+      expect(failed.status).toBe(fault === 'hang' ? 504 : 503);
+      expect(failed.body.error.code).toBe(codeFor('gateway', fault));
+      expectNoStackTrace(failed.body);
+      const search = await within(postJson(stack.baseUrl, '/search', { query: QUERY, k: 1 }), DID_NOT_HANG_MS);
+      expect([search.status, search.body.reranked, search.body.results.length]).toEqual([200, true, 1]);
+      const ready = await readiness(stack.baseUrl);
+      expect(ready).toEqual({ status: 200, body: { status: 'degraded', checks: { ...allOk, gateway: codeFor('gateway', fault) }, degraded: ['gateway'] } });
+    } finally {
+      await stack.servers.gateway.heal();
+    }
+    const healed = await ask(stack.baseUrl, 'gateway');
+    expect(healed.status).toBe(200);
+    expect(await readiness(stack.baseUrl)).toEqual({ status: 200, body: { status: 'ready', checks: allOk } });
   });
 });
 

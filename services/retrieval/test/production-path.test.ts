@@ -54,6 +54,7 @@ describe('POST /search on the production path', () => {
   it('ranks the answering passage first, scored by the reranker with the fusion score kept', async () => {
     const { status, body } = await postJson(stack.baseUrl, '/search', { query, k: 3 });
     expect(status).toBe(200);
+    expect(body.reranked).toBe(true);
     expect(body.results).toHaveLength(3);
     expect(body.results[0]).toMatchObject({ source: 'backups.md', heading_path: 'Backups > Schedule', chunk_index: 0 });
     for (const result of body.results) expect(result.score).toBe(rerankScore(query, result.text));

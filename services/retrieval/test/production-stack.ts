@@ -14,6 +14,8 @@ import {
   TeiReranker,
   Telemetry,
   type IngestSummary,
+  type Logger,
+  type RerankFallback,
 } from '@rag/core';
 import type { FastifyInstance } from 'fastify';
 import { closeFakeServers } from '../../../packages/core/test/adapters/fake-server.ts';
@@ -44,7 +46,18 @@ export interface ProductionStack {
   close(): Promise<void>;
 }
 
-export async function startProductionStack(options: { timeoutMs?: number; rerankCandidates?: number } = {}): Promise<ProductionStack> {
+export interface ProductionStackOptions {
+  timeoutMs?: number;
+  rerankCandidates?: number;
+  rerankFallback?: RerankFallback;
+  /** How often one request tries a reranker that is down; short in tests so that recovery shows at once. */
+  rerankProbeIntervalMs?: number;
+  /** Receives the retriever's reranker outage lines (warn when it starts, info when it ends). */
+  retrieverLog?: Pick<Logger, 'warn' | 'info'>;
+  isDraining?: () => boolean;
+}
+
+export async function startProductionStack(options: ProductionStackOptions = {}): Promise<ProductionStack> {
   const qdrant = new FakeQdrant();
   const gateway = new FakeGateway();
   const servers: Record<Dependency, SwitchableServer> = {
@@ -64,10 +77,11 @@ export async function startProductionStack(options: { timeoutMs?: number; rerank
   const chatModel = new OpenAiGatewayChatModel({ url: servers.gateway.url, apiKey: KEYS.gateway, model: GATEWAY_MODEL, ...call });
 
   const serve = async (gate: StoreGate): Promise<{ app: FastifyInstance; url: string }> => {
-    const retriever = new Retriever({ store, embedder, reranker, rerankCandidates, telemetry });
+    const { rerankFallback, rerankProbeIntervalMs, retrieverLog, isDraining } = options;
+    const retriever = new Retriever({ store, embedder, reranker, rerankCandidates, telemetry, rerankFallback, rerankProbeIntervalMs, logger: retrieverLog });
     const answerer = new Answerer({ retriever, chatModel, telemetry });
     const checks = readinessChecks({ gate, store, embedder, reranker, chatModel });
-    const app = buildApp({ retriever, answerer, telemetry, readinessChecks: checks, storeGate: gate, defaultK: 5, logger });
+    const app = buildApp({ retriever, answerer, telemetry, readinessChecks: checks, storeGate: gate, defaultK: 5, logger, isDraining });
     return { app, url: await app.listen({ port: 0, host: '127.0.0.1' }) };
   };
 

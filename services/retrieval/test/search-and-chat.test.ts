@@ -32,6 +32,8 @@ describe('POST /search', () => {
     expect(first).toMatchObject({ source: 'backups.md', heading_path: 'Backups > Schedule', chunk_index: 0 });
     expect(first.text.startsWith('backups.md > Backups > Schedule\n\n')).toBe(true);
     expect(first.score).toBeGreaterThan(body.results[1].score);
+    // No reranker is configured here: there is no fallback to report, so the field is absent.
+    expect(body).not.toHaveProperty('reranked');
   });
 
   it.each([

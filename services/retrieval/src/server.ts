@@ -14,6 +14,7 @@ import {
   type Logger,
 } from '@rag/core';
 import { buildApp } from './app.ts';
+import { GracefulShutdown } from './graceful-shutdown.ts';
 import { readinessChecks } from './readiness-checks.ts';
 import { StoreGate } from './store-gate.ts';
 
@@ -32,23 +33,25 @@ async function main(config: Config, logger: Logger): Promise<void> {
   const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, rerankFallback: config.RERANK_FALLBACK, telemetry, logger });
   const answerer = new Answerer({ retriever, chatModel, minScore: config.RAG_MIN_SCORE, telemetry });
   const checks = readinessChecks({ gate: storeGate, store, embedder, reranker, chatModel });
-  const app = buildApp({ retriever, answerer, telemetry, readinessChecks: checks, storeGate, defaultK: config.TOP_K, logger });
-  const closeAll = async () => {
-    await app.close();
-    await store.close();
-    await telemetry.shutdown();
-  };
-  // A close that fails must still end the process, and say why, rather than leave it half shut.
-  const shutdown = () =>
-    void closeAll().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  const shutdown = new GracefulShutdown({
+    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    logger,
+    closeResources: async () => {
+      await store.close();
+      await telemetry.shutdown();
+    },
+  });
+  const app = buildApp({
+    retriever,
+    answerer,
+    telemetry,
+    readinessChecks: checks,
+    storeGate,
+    defaultK: config.TOP_K,
+    logger,
+    isDraining: shutdown.isDraining,
+  });
+  shutdown.attach(app);
   await app.listen({ port: config.PORT, host: config.HOST });
   // The port actually bound: PORT=0 asks the system for a free one.
   const { port } = app.server.address() as AddressInfo;

@@ -96,6 +96,7 @@ describe('the dashboard and alert rules', () => {
     telemetry.recordTopScore(0.6);
     telemetry.recordModelCall('chat', 'openai', 'qwen3-4b-cpu', 1.5);
     telemetry.recordTokens('qwen3-4b-cpu', 900, 120);
+    telemetry.recordRerankFallback('RAG_RERANK_UNAVAILABLE');
     const exposition = await telemetry.scrape();
     await telemetry.shutdown();
     const samples = exposition.split('\n').filter((line) => line && !line.startsWith('#'));

@@ -148,7 +148,7 @@ async function main(argv: string[]): Promise<number> {
   }
   // A report on stdout reads better without the pipeline's info lines; LOG_LEVEL still wins.
   const config = loadConfig(undefined, { LOG_LEVEL: 'warn' });
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = createLogger(config.LOG_LEVEL, { format: config.LOG_FORMAT });
   if (values.beir) {
     if (values.url || values.questions) throw new UsageError('--beir runs in process on its own: drop --questions and --url');
     await evaluateBeir(values.beir, values.report, config, logger);

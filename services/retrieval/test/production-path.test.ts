@@ -111,10 +111,17 @@ describe('POST /chat through the gateway', () => {
     expect(messages.map((message) => message.role)).toEqual(['system', 'user']);
     expect(messages[0]!.content).toMatch(/only the passages/i);
     expect(messages[0]!.content).toMatch(/Cite every claim/);
+    expect(messages[0]!.content).toMatch(/untrusted data/);
+    // The fence value is drawn for each request and named in the system rules.
+    const nonce = /^Each passage starts with a line <<<PASSAGE ([0-9a-f]{24}) \[label\]>>>/m.exec(messages[0]!.content)?.[1];
+    expect(nonce).toBeDefined();
     const user = messages[1]!.content;
-    expect(user).toContain('[onboarding.md#1]\nonboarding.md > Onboarding > Remote work\n\n');
-    expect(user.match(/^\[[^\]\n]+#\d+\]$/gm)).toHaveLength(2);
-    expect(user.endsWith(`Question: ${REMOTE_WORK}`)).toBe(true);
+    expect(user).toContain(`<<<PASSAGE ${nonce} [onboarding.md#1]>>>\nonboarding.md > Onboarding > Remote work\n\n`);
+    expect(user.match(/^<<<PASSAGE [0-9a-f]{24} \[[^\]\n]+#\d+\]>>>$/gm)).toHaveLength(2);
+    expect(user.match(new RegExp(`^<<<END ${nonce}>>>$`, 'gm'))).toHaveLength(2);
+    expect(user.endsWith(`<<<END ${nonce}>>>\n\nQuestion: ${REMOTE_WORK}`)).toBe(true);
+    await postJson(stack.baseUrl, '/chat', { query: REMOTE_WORK, k: 2 });
+    expect((lastRequest('gateway').body as { messages: Array<{ content: string }> }).messages[0]!.content).not.toContain(nonce);
   });
 
   it('streams citations first, then tokens, then done with usage', async () => {

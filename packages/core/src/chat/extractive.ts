@@ -54,15 +54,24 @@ function quote(sentences: string[], hit: SearchHit): string {
  * words with the question, quoted and labelled `[source#chunk_index]`, in ranking order. A passage
  * whose prose matches much less than the best match (it ranked through its headings or code, or one
  * stray word) is left out; if nothing matches, the best passage's opening sentences stand in.
+ * `quoted` are the passages quoted, in the answer's order: the citations come from them, never from
+ * the answer's text, where a quoted document could have written a label of its own.
  */
-export function extractiveAnswer(question: string, passages: SearchHit[]): string {
+export function extractiveAnswerWithSources(question: string, passages: SearchHit[]): { answer: string; quoted: SearchHit[] } {
   const candidates = passages.map((hit) => matchingSentences(question, hit));
   const bestCoverage = Math.max(0, ...candidates.map((candidate) => candidate.bestCoverage));
-  const quotes = candidates
+  const chosen = candidates
     .filter((candidate) => candidate.sentences.length > 0 && candidate.bestCoverage >= QUOTE_COVERAGE_RATIO * bestCoverage)
-    .slice(0, MAX_PASSAGES)
-    .map(({ hit, sentences }) => quote(sentences, hit));
+    .slice(0, MAX_PASSAGES);
   const best = passages[0];
-  if (quotes.length === 0 && best) quotes.push(quote(sentencesOf(passageBody(best.text)).slice(0, MAX_QUOTED_SENTENCES), best));
-  return `No language model is configured (GATEWAY_URL), so here are the most relevant passages:\n\n${quotes.join('\n\n')}`;
+  if (chosen.length === 0 && best) chosen.push({ hit: best, sentences: sentencesOf(passageBody(best.text)).slice(0, MAX_QUOTED_SENTENCES), bestCoverage: 0 });
+  const quotes = chosen.map(({ hit, sentences }) => quote(sentences, hit));
+  return {
+    answer: `No language model is configured (GATEWAY_URL), so here are the most relevant passages:\n\n${quotes.join('\n\n')}`,
+    quoted: chosen.map(({ hit }) => hit),
+  };
+}
+
+export function extractiveAnswer(question: string, passages: SearchHit[]): string {
+  return extractiveAnswerWithSources(question, passages).answer;
 }

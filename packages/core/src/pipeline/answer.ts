@@ -1,6 +1,6 @@
 import type { ChatModel, TokenUsage } from '../chat/chat-model.ts';
 import { resolveCitations, toCitation, type Citation } from '../chat/citations.ts';
-import { extractiveAnswer, NOT_COVERED_ANSWER } from '../chat/extractive.ts';
+import { extractiveAnswerWithSources, NOT_COVERED_ANSWER } from '../chat/extractive.ts';
 import { buildChatMessages } from '../chat/prompt.ts';
 import { queryCoverage } from '../chat/query-coverage.ts';
 import type { SearchHit } from '../domain.ts';
@@ -112,8 +112,9 @@ export class Answerer {
   }
 
   private extractive(question: string, passages: SearchHit[]): ChatAnswer {
-    const answer = extractiveAnswer(question, passages);
-    return { answer, mode: 'extractive', ...resolveCitations(answer, passages) };
+    // Cited by construction: a label a quoted document wrote itself is quoted text, not a citation.
+    const { answer, quoted } = extractiveAnswerWithSources(question, passages);
+    return { answer, mode: 'extractive', citations: quoted.map(toCitation), unknownCitations: [] };
   }
 
   private notCovered(): ChatAnswer {

@@ -5,7 +5,7 @@
  * (`stream_options.include_usage`) and `data: [DONE]`; `GET /v1/models` lists the model; errors
  * `{error: {message, type, code}}`.
  *
- * The answer cites the first passage label found in the prompt and one invented label, so the tests can
+ * The answer cites the label of the prompt's first passage and one invented label, so the tests can
  * check that only given passages become citations.
  */
 import type { ServerResponse } from 'node:http';
@@ -58,10 +58,13 @@ export class FakeGateway {
   }
 }
 
-/** The first `[source#n]` passage label of the prompt, cited, then an invented one. */
+/**
+ * The label of the prompt's first passage, cited, then an invented one. The passage's opening fence is
+ * read as the prompt's documented format says (`<<<PASSAGE <hex value> [source#n]>>>`), by its own pattern.
+ */
 function answerTokens(body: ChatBody): string[] {
   const prompt = body.messages.map((message) => message.content).join('\n');
-  const label = /^\[([^\]\n]+#\d+)\]$/m.exec(prompt)?.[1] ?? 'none#0';
+  const label = /^<<<PASSAGE [0-9a-f]{24} \[([^\]\n]+#\d+)\]>>>$/m.exec(prompt)?.[1] ?? 'none#0';
   return ['According ', 'to the ', 'handbook, ', 'yes ', `[${label}]`, '. See ', `[${INVENTED_LABEL}]`, '.'];
 }
 

@@ -11,6 +11,11 @@ export const errorCatalog = {
   RAG_INVALID_REQUEST: { status: 400, message: 'The request does not match the expected shape.' },
   RAG_NOT_FOUND: { status: 404, message: 'No such route. Routes: GET / (web page), POST /search, POST /chat, GET /healthz, GET /readyz, GET /metrics.' },
   RAG_PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  RAG_METHOD_NOT_ALLOWED: { status: 405, message: 'This route does not take this method: the Allow header lists the methods it takes.' },
+  RAG_BAD_URL: { status: 400, message: 'The URL is not valid: check its percent-encoding (a % must be followed by two hexadecimal digits).' },
+  RAG_MALFORMED_REQUEST: { status: 400, message: 'The request is not valid HTTP (request line, headers or Content-Length); the connection was closed.' },
+  RAG_HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large; the connection was closed.' },
+  RAG_REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time; the connection was closed.' },
   RAG_CONFIG_INVALID: { status: 500, message: 'The configuration is invalid.' },
   RAG_ADAPTER_NOT_INSTALLED: {
     status: 500,

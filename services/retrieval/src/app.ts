@@ -1,6 +1,6 @@
 import type { Answerer, Logger, Retriever, Telemetry } from '@rag/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { registerErrorHandlers } from './error-handler.ts';
+import { frameworkErrorOptions, registerErrorHandlers } from './error-handler.ts';
 import { registerChatRoute } from './routes/chat.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { registerMetricsRoute } from './routes/metrics.ts';
@@ -29,7 +29,7 @@ function outcomeOf(status: number): string {
 
 /** The retrieval API, built from ports only: tests wire it with local adapters and real HTTP. */
 export function buildApp(deps: AppDependencies): FastifyInstance {
-  const app = Fastify({ loggerInstance: deps.logger as FastifyBaseLogger, bodyLimit: 64 * 1024, disableRequestLogging: true });
+  const app = Fastify({ loggerInstance: deps.logger as FastifyBaseLogger, bodyLimit: 64 * 1024, disableRequestLogging: true, ...frameworkErrorOptions });
   // JSON only: any other media type is refused with 415 instead of reaching the routes as a string.
   app.removeContentTypeParser('text/plain');
   registerErrorHandlers(app);

@@ -49,15 +49,37 @@ describe.each(['/search', '/chat'])('bad input on %s', (route) => {
   });
 });
 
-describe('unknown routes', () => {
+describe('unknown routes and methods', () => {
   it.each([
     ['GET', '/nope'],
-    ['GET', '/search'],
-    ['DELETE', '/chat'],
+    ['POST', '/search/'],
+    ['GET', '/chat/extra'],
   ])('%s %s gets 404 in the error shape', async (method, path) => {
     const response = await fetch(`${stack.baseUrl}${path}`, { method });
     expect(response.status).toBe(404);
     expect((await readJson(response)).error.code).toBe('RAG_NOT_FOUND');
+  });
+
+  it.each([
+    ['GET', '/search', 'POST'],
+    ['PUT', '/search', 'POST'],
+    ['DELETE', '/chat', 'POST'],
+    ['PATCH', '/chat?stream=true', 'POST'],
+    ['OPTIONS', '/search', 'POST'],
+    ['POST', '/healthz', 'GET, HEAD'],
+    ['DELETE', '/metrics', 'GET, HEAD'],
+  ])('%s %s gets 405 with Allow: %s', async (method, path, allow) => {
+    const response = await fetch(`${stack.baseUrl}${path}`, { method });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe(allow);
+    expect(await readJson(response)).toEqual({ error: { code: 'RAG_METHOD_NOT_ALLOWED', message: expect.stringContaining(`use ${allow}.`) } });
+  });
+
+  it('HEAD /search gets 405 with Allow and no body', async () => {
+    const response = await fetch(`${stack.baseUrl}/search`, { method: 'HEAD' });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+    expect(await response.text()).toBe('');
   });
 });
 

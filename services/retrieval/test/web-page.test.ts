@@ -74,9 +74,10 @@ describe('GET / (the web page)', () => {
     expect(await readJson(response)).toMatchObject({ error: { code: 'RAG_NOT_FOUND' } });
   });
 
-  it('does not serve the page for POST /', async () => {
+  it('does not serve the page for POST /: 405, GET and HEAD allowed', async () => {
     const response = await fetch(`${stack.baseUrl}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    expect(response.status).toBe(404);
-    expect(await readJson(response)).toMatchObject({ error: { code: 'RAG_NOT_FOUND' } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+    expect(await readJson(response)).toMatchObject({ error: { code: 'RAG_METHOD_NOT_ALLOWED' } });
   });
 });

@@ -230,11 +230,33 @@ describe('incremental sync of a folder', () => {
   });
 
   it('writes many documents in one store batch, upserts before deletes', async () => {
+    await harness.run(source);
+    const oldGuide = (await harness.snapshot()).get('guide.md')!.chunkIds;
+    // guide.md shrinks (its tail chunks become stale) and a new document arrives: one batch holds both.
+    await writeFile(join(corpus.folder, 'guide.md'), guide(2, 'echo'));
+    await writeFile(join(corpus.folder, 'a-new.md'), guide(3, 'foxtrot'));
+    const writes: Array<{ operation: 'upsert' | 'delete'; ids: string[] }> = [];
+    const { upsert, deleteByIds } = harness.store;
+    harness.store.upsert = (chunks) => {
+      writes.push({ operation: 'upsert', ids: chunks.map((chunk) => chunk.id) });
+      return upsert.call(harness.store, chunks);
+    };
+    harness.store.deleteByIds = (ids) => {
+      if (ids.length > 0) writes.push({ operation: 'delete', ids });
+      return deleteByIds.call(harness.store, ids);
+    };
+
     const summary = await harness.run(source, { writeBatchPoints: 10_000 });
 
     expect(summary.errors).toBe(0);
-    expect(harness.store.upsertCalls).toBe(1);
-    expect(harness.store.upsertedPoints).toBe(summary.chunks);
+    const after = await harness.snapshot();
+    const newGuide = after.get('guide.md')!.chunkIds;
+    expect(newGuide.length).toBeLessThan(oldGuide.length);
+    // One upsert of every new point, then one delete of the stale ones: never a delete before the write.
+    expect(writes.map((write) => write.operation)).toEqual(['upsert', 'delete']);
+    expect(writes[0]!.ids.sort()).toEqual([...newGuide, ...after.get('a-new.md')!.chunkIds].sort());
+    expect(writes[1]!.ids.sort()).toEqual(oldGuide.filter((id) => !newGuide.includes(id)).sort());
+    expect(summary.upserts).toBe(writes[0]!.ids.length);
   });
 
   it('embeds in batches of EMBED_BATCH_SIZE with at most INGEST_CONCURRENCY documents at once', async () => {

@@ -82,14 +82,29 @@ describe('callJson', () => {
   });
 
   it('succeeds when a 429 is followed by a 200, waiting as Retry-After asks', async () => {
-    let calls = 0;
-    const server = await startFakeServer((_, res) =>
-      calls++ === 0
-        ? sendJson(res, 429, { error: 'Model is overloaded', error_type: 'overloaded' }, { 'retry-after': '0' })
-        : sendJson(res, 200, { ok: 1 }),
-    );
-    await expect(callJson(options(server.url))).resolves.toEqual({ ok: 1 });
+    // Retry-After: 1 asks for 1000 ms; our own backoff here is 5-10 ms. A marker timer set for 600 ms
+    // after the 429 is sent fires before the retry only if the retry waited as asked: an order of
+    // events in one process, which a slow machine delays but cannot reverse.
+    const events: string[] = [];
+    const server = await startFakeServer((_, res) => {
+      if (events.length > 0) {
+        events.push('retry');
+        return sendJson(res, 200, { ok: 1 });
+      }
+      events.push('429');
+      setTimeout(() => events.push('600 ms later'), 600);
+      return sendJson(res, 429, { error: 'Model is overloaded', error_type: 'overloaded' }, { 'retry-after': '1' });
+    });
+    await expect(callJson(options(server.url, { timeoutMs: 5_000 }))).resolves.toEqual({ ok: 1 });
+    expect(events).toEqual(['429', '600 ms later', 'retry']);
     expect(server.requests).toHaveLength(2);
+  });
+
+  it('does not wait for a Retry-After past the deadline: the call times out instead', async () => {
+    const server = await startFakeServer((_, res) => sendJson(res, 429, { error: 'Model is overloaded' }, { 'retry-after': '30' }));
+    const error = await within(failure(callJson(options(server.url, { timeoutMs: 300 }))));
+    expect(error.code).toBe('RAG_EMBED_TIMEOUT');
+    expect(server.requests).toHaveLength(1);
   });
 
   it('treats a proxy 504 as a timeout, without retrying', async () => {

@@ -60,6 +60,8 @@ export const configSchema = z
     DOCLING_API_KEY: optionalText,
     DOCLING_TIMEOUT_MS: integer(1, 3_600_000).default(600_000),
     INGEST_CONCURRENCY: integer(1, 64).default(4),
+    /** YAML file of API keys (SHA-256 hashes, groups, rate limits); unset: the API is open and callers see public documents only. */
+    RAG_AUTH_FILE: optionalText,
   })
   .refine((config) => config.CHUNK_OVERLAP < config.CHUNK_SIZE, {
     message: 'CHUNK_OVERLAP must be smaller than CHUNK_SIZE',

@@ -16,6 +16,11 @@ export const errorCatalog = {
   RAG_MALFORMED_REQUEST: { status: 400, message: 'The request is not valid HTTP (request line, headers or Content-Length); the connection was closed.' },
   RAG_HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large; the connection was closed.' },
   RAG_REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time; the connection was closed.' },
+  RAG_UNAUTHENTICATED: {
+    status: 401,
+    message: 'This route needs an API key: send `Authorization: Bearer <key>`. Ask the operator for a key; the server holds only its SHA-256 (RAG_AUTH_FILE).',
+  },
+  RAG_RATE_LIMITED: { status: 429, message: 'Too many requests with this API key: wait the seconds given by Retry-After, then retry.' },
   RAG_CONFIG_INVALID: { status: 500, message: 'The configuration is invalid.' },
   RAG_ADAPTER_NOT_INSTALLED: {
     status: 500,

@@ -1,5 +1,7 @@
 import type { Answerer, Logger, Retriever, Telemetry } from '@rag/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { ApiKeys } from './auth/api-keys.ts';
+import { registerAuth } from './auth/auth-plugin.ts';
 import { frameworkErrorOptions, registerErrorHandlers } from './error-handler.ts';
 import { registerChatRoute } from './routes/chat.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
@@ -19,6 +21,8 @@ export interface AppDependencies {
   logger: Logger;
   /** True once the process drains (SIGTERM): /readyz answers 503 RAG_SHUTTING_DOWN so the pod leaves the Service first. */
   isDraining?: (() => boolean) | undefined;
+  /** RAG_AUTH_FILE's keys: data routes then need `Authorization: Bearer <key>`. Absent: open, `request.caller` undefined. */
+  apiKeys?: ApiKeys | undefined;
 }
 
 function outcomeOf(status: number): string {
@@ -33,10 +37,12 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   // JSON only: any other media type is refused with 415 instead of reaching the routes as a string.
   app.removeContentTypeParser('text/plain');
   registerErrorHandlers(app);
+  registerAuth(app, deps.apiKeys);
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unknown';
-    deps.telemetry.recordRequest(route, outcomeOf(reply.statusCode));
-    request.log.info({ method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    deps.telemetry.recordRequest(route, outcomeOf(reply.statusCode), request.caller?.name);
+    // `key` is the key's name from RAG_AUTH_FILE, never the key itself.
+    request.log.info({ method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime), key: request.caller?.name }, 'request');
   });
   registerSearchRoute(app, deps);
   registerChatRoute(app, deps);

@@ -14,6 +14,7 @@ import {
   type Logger,
 } from '@rag/core';
 import { buildApp } from './app.ts';
+import { loadApiKeys, type ApiKeys } from './auth/api-keys.ts';
 import { GracefulShutdown } from './graceful-shutdown.ts';
 import { readinessChecks } from './readiness-checks.ts';
 import { StoreGate } from './store-gate.ts';
@@ -23,6 +24,7 @@ import { StoreGate } from './store-gate.ts';
  * does not stop the process: the store is opened on the first request that finds it back.
  */
 async function main(config: Config, logger: Logger): Promise<void> {
+  const apiKeys = await apiKeysOf(config, logger);
   const telemetry = new Telemetry();
   const store = await createStore(config);
   const embedder = await createEmbedder(config, logger);
@@ -50,6 +52,7 @@ async function main(config: Config, logger: Logger): Promise<void> {
     defaultK: config.TOP_K,
     logger,
     isDraining: shutdown.isDraining,
+    apiKeys,
   });
   shutdown.attach(app);
   await app.listen({ port: config.PORT, host: config.HOST });
@@ -57,6 +60,26 @@ async function main(config: Config, logger: Logger): Promise<void> {
   const { port } = app.server.address() as AddressInfo;
   const chunks = opened ? await store.count().catch(() => undefined) : undefined;
   printWelcome(config, port, chunks, chatModel ? 'llm' : 'extractive');
+}
+
+/** RAG_AUTH_FILE's keys, or undefined (open API): a bad file stops the start with RAG_CONFIG_INVALID. */
+async function apiKeysOf(config: Config, logger: Logger): Promise<ApiKeys | undefined> {
+  if (config.RAG_AUTH_FILE) {
+    const apiKeys = await loadApiKeys(config.RAG_AUTH_FILE);
+    logger.info({ keys: apiKeys.size }, `API keys loaded from ${config.RAG_AUTH_FILE}: /search and /chat need Authorization: Bearer <key>`);
+    return apiKeys;
+  }
+  if (!isLoopback(config.HOST)) {
+    logger.warn(
+      { host: config.HOST },
+      `RAG_AUTH_FILE is not set and HOST=${config.HOST} is reachable from other machines: anyone who reaches the port can search and chat, and sees public documents only. Set RAG_AUTH_FILE to require API keys (README, "Access").`,
+    );
+  }
+  return undefined;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^(::ffff:)?127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /**
@@ -88,13 +111,14 @@ function dependencyOf(code: string): string {
 function printWelcome(config: Config, port: number, chunks: number | undefined, mode: string): void {
   const url = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`;
   const indexed = chunks === undefined ? `store not reachable yet` : `${chunks} chunks`;
+  const auth = config.RAG_AUTH_FILE ? ` -H 'authorization: Bearer YOUR_KEY'` : '';
   process.stdout.write(
     [
       `RAG retrieval API listening on ${url} (${indexed} in "${config.collection}", /chat mode: ${mode})`,
       `Open ${url}/ in a browser`,
       `Try:`,
-      `  curl -s ${url}/search -H 'content-type: application/json' -d '{"query":"how is the sparse vector built?"}'`,
-      `  curl -s ${url}/chat -H 'content-type: application/json' -d '{"query":"what happens when I change the embedding model?"}'`,
+      `  curl -s ${url}/search${auth} -H 'content-type: application/json' -d '{"query":"how is the sparse vector built?"}'`,
+      `  curl -s ${url}/chat${auth} -H 'content-type: application/json' -d '{"query":"what happens when I change the embedding model?"}'`,
       ...(chunks === 0 ? ['The index is empty: index a folder first with `pnpm ingest ./your-docs` (or run `pnpm start` for this project\'s docs).'] : []),
       '',
     ].join('\n'),
@@ -113,5 +137,6 @@ const logger = createLogger(config.LOG_LEVEL, { format: config.LOG_FORMAT });
 main(config, logger).catch((error: unknown) => {
   if (isRagError(error)) logger.fatal({ code: error.code, cause: error.cause }, error.message);
   else logger.fatal({ err: error }, 'startup failed');
-  process.exit(1);
+  // A bad RAG_AUTH_FILE is a configuration error, as a bad variable is: exit 2 (could not run).
+  process.exit(isRagError(error) && error.code === 'RAG_CONFIG_INVALID' ? 2 : 1);
 });

@@ -6,6 +6,7 @@ import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough } from '@r
 import { LanceDbStore } from '@rag/core/embedded';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
+import type { ApiKeys } from '../src/auth/api-keys.ts';
 
 export const handbookFolder = new URL('./fixtures/handbook/', import.meta.url).pathname;
 
@@ -40,9 +41,13 @@ export async function startTestStack(options: {
   reranker?: Reranker;
   chatModel?: ChatModel;
   minScore?: number;
+  /** Data routes then need a key (RAG_AUTH_FILE). */
+  apiKeys?: ApiKeys;
+  /** The app's logger; default silent. */
+  logger?: Logger;
 } = {}): Promise<TestStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rag-test-'));
-  const logger = createLogger('silent');
+  const logger = options.logger ?? createLogger('silent');
   const telemetry = new Telemetry();
   const store = new LanceDbStore({ dataDir, collection: 'test' });
   await store.open(options.embedder ? await options.embedder.describe() : null);
@@ -56,6 +61,7 @@ export async function startTestStack(options: {
     readinessChecks: [{ name: 'store', check: () => store.checkReady() }],
     defaultK: 5,
     logger,
+    apiKeys: options.apiKeys,
   });
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
   return {

@@ -10,11 +10,12 @@ const modelsFolder = new URL('../../../packages/core/test/fixtures/models/', imp
  */
 describe('hybrid search with a local embedder and cross-encoder', () => {
   let stack: TestStack;
+  const reranker = new LocalCrossEncoderReranker({ model: `${modelsFolder}tiny-random-bert-reranker`, allowRemote: false });
 
   beforeAll(async () => {
     stack = await startTestStack({
       embedder: new LocalOnnxEmbedder({ model: `${modelsFolder}tiny-random-bert`, allowRemote: false }),
-      reranker: new LocalCrossEncoderReranker({ model: `${modelsFolder}tiny-random-bert-reranker`, allowRemote: false }),
+      reranker,
     });
   });
 
@@ -23,17 +24,33 @@ describe('hybrid search with a local embedder and cross-encoder', () => {
   });
 
   it('reranks the fused candidates: score is the rerank probability, fusion_score the RRF score', async () => {
-    const { status, body } = await postJson(stack.baseUrl, '/search', { query: 'restore a snapshot', k: 2 });
+    const query = 'restore a snapshot';
+    // k = 50 is not below the candidate count, so nothing is reranked: the fused ranking, as the reranker receives it.
+    const fused = await postJson(stack.baseUrl, '/search', { query, k: 50 });
+    expect(fused.body.reranked).toBe(false);
+    const candidates: Array<{ text: string; score: number; fusion_score: number }> = fused.body.results;
+    expect(candidates.length).toBeGreaterThan(2);
+    for (const candidate of candidates) expect(candidate.score).toBe(candidate.fusion_score);
+    const fusionOf = new Map(candidates.map((candidate) => [candidate.text, candidate.fusion_score]));
+    // What the cross-encoder itself says of each candidate, asked directly.
+    const rerankOf = new Map((await reranker.rerank(query, candidates.map((c) => c.text))).map(({ index, score }) => [candidates[index]!.text, score]));
+    const expectedTop = [...rerankOf.entries()].sort((a, b) => b[1] - a[1]).slice(0, 2);
+    // This (random-weight) cross-encoder reorders these candidates, so the fused order cannot pass for its order.
+    expect(expectedTop.map(([text]) => text)).not.toEqual(candidates.slice(0, 2).map((c) => c.text));
+
+    const { status, body } = await postJson(stack.baseUrl, '/search', { query, k: 2 });
     expect(status).toBe(200);
-    expect(body.results).toHaveLength(2);
+    expect(body.reranked).toBe(true);
+    // The two best by rerank probability, in that order, each scored by the reranker with its RRF score kept.
+    expect(body.results.map((result: { text: string }) => result.text)).toEqual(expectedTop.map(([text]) => text));
     for (const result of body.results) {
-      expect(result.score).toBeGreaterThan(0);
-      expect(result.score).toBeLessThan(1);
+      expect(result.score).toBeCloseTo(rerankOf.get(result.text)!, 6);
+      expect(result.fusion_score).toBe(fusionOf.get(result.text));
+      expect(result.score).not.toBeCloseTo(result.fusion_score, 3);
       // RRF with k = 2 over two legs: at most 1/2 + 1/2.
       expect(result.fusion_score).toBeGreaterThan(0);
       expect(result.fusion_score).toBeLessThanOrEqual(1);
     }
-    expect(body.results[0].score).toBeGreaterThanOrEqual(body.results[1].score);
   });
 
   it('finds every chunk through the dense leg, even without a shared word', async () => {

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Writes one installation's values into this overlay (runbook step 6): the image registry and tag, the
+# bucket, the gateway and the Workload Identity binding. Reads PROJECT_ID, REGION, BUCKET and TAG (set at
+# the top of the runbook) and GATEWAY_URL (found in step 5; empty: /chat answers extractively). Safe to
+# run again with other values: it rewrites the lines by key, not placeholders.
+set -euo pipefail
+: "${PROJECT_ID:?set PROJECT_ID (runbook, top)}" "${REGION:?set REGION}" "${BUCKET:?set BUCKET}" "${TAG:?set TAG}"
+GATEWAY_URL="${GATEWAY_URL-}"
+file="$(cd "$(dirname "$0")" && pwd)/kustomization.yaml"
+registry="$REGION-docker.pkg.dev/$PROJECT_ID/rag"
+sed -e "s#^\(    newName: \).*/rag/retrieval\$#\1$registry/retrieval#" \
+    -e "s#^\(    newName: \).*/rag/ingest\$#\1$registry/ingest#" \
+    -e "s#^\(    newTag: \).*\$#\1\"$TAG\"#" \
+    -e "s#^\(      - GCS_BUCKET=\).*\$#\1$BUCKET#" \
+    -e "s#^\(      - GATEWAY_URL=\).*\$#\1$GATEWAY_URL#" \
+    -e "s#^\(          iam.gke.io/gcp-service-account: \).*\$#\1rag-ingest-sa@$PROJECT_ID.iam.gserviceaccount.com#" \
+    "$file" > "$file.new"
+mv "$file.new" "$file"
+if grep -n 'YOUR_[A-Z_]*[^*]' "$file" | grep -v '^[0-9]*:#'; then echo "configure.sh: placeholders left in $file" >&2; exit 1; fi
+echo "configured: images $registry/{retrieval,ingest}:$TAG, bucket gs://$BUCKET, gateway ${GATEWAY_URL:-none (extractive /chat)}"

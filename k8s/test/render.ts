@@ -1,0 +1,124 @@
+/**
+ * Reads the rag namespace's manifests two ways: file by file, following the kustomizations (always
+ * available), and as `kubectl kustomize` renders them (when kubectl and a recent enough kustomize are
+ * installed). Tests use the first for what must hold without tools and the second for what is applied.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+
+export const ragDir = fileURLToPath(new URL('../rag/', import.meta.url));
+
+// biome-ignore lint/suspicious/noExplicitAny: manifests are checked field by field
+export type Manifest = any;
+
+export function readYaml(path: string): Manifest[] {
+  return parseAllDocuments(readFileSync(path, 'utf8'))
+    .map((document) => document.toJS())
+    .filter((document) => document != null);
+}
+
+/** KEY=VALUE lines of a kustomize env file (comments and blank lines skipped). */
+export function readEnvFile(path: string): Record<string, string> {
+  const entries = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() && !line.trim().startsWith('#'))
+    .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)] as const);
+  return Object.fromEntries(entries);
+}
+
+export interface Sources {
+  /** Every object of every resource file, as written (names without hash suffixes). */
+  objects: Manifest[];
+  /** Every file a kustomization names (resources, generator files and env files), to check they exist. */
+  files: string[];
+  /** Generated ConfigMaps: name → data, merged as kustomize merges them. */
+  configMaps: Map<string, Record<string, string>>;
+}
+
+/** Follows a kustomization and the folders it names, as kustomize would, without running it. */
+export function readKustomization(folder: string, sources: Sources = { objects: [], files: [], configMaps: new Map() }): Sources {
+  const kustomization = readYaml(join(folder, 'kustomization.yaml'))[0];
+  for (const resource of kustomization.resources ?? []) {
+    const path = join(folder, resource);
+    sources.files.push(path);
+    if (existsSync(join(path, 'kustomization.yaml'))) readKustomization(path, sources);
+    else if (existsSync(path)) sources.objects.push(...readYaml(path));
+  }
+  for (const generator of kustomization.configMapGenerator ?? []) {
+    const data = generator.behavior === 'merge' ? { ...sources.configMaps.get(generator.name) } : {};
+    for (const file of generator.files ?? []) {
+      const path = join(folder, file);
+      sources.files.push(path);
+      if (existsSync(path)) data[file.split('/').pop()!] = readFileSync(path, 'utf8');
+    }
+    for (const env of generator.envs ?? []) {
+      const path = join(folder, env);
+      sources.files.push(path);
+      if (existsSync(path)) Object.assign(data, readEnvFile(path));
+    }
+    for (const literal of generator.literals ?? []) data[literal.slice(0, literal.indexOf('='))] = literal.slice(literal.indexOf('=') + 1);
+    sources.configMaps.set(generator.name, data);
+  }
+  return sources;
+}
+
+/** The pod spec of a workload (Deployment, StatefulSet, CronJob), or undefined for other kinds. */
+export function podSpecOf(resource: Manifest): Manifest | undefined {
+  if (resource.kind === 'CronJob') return resource.spec.jobTemplate.spec.template.spec;
+  return resource.spec?.template?.spec;
+}
+
+export function workloads(objects: Manifest[]): Manifest[] {
+  return objects.filter((resource) => podSpecOf(resource)?.containers);
+}
+
+// ---- kubectl kustomize -----------------------------------------------------------------------------
+
+function findKubectl(): string | undefined {
+  return ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((path) => existsSync(path));
+}
+
+/** Why kubectl kustomize cannot run here, or undefined when it can. */
+export function kustomizeUnavailable(): string | undefined {
+  const kubectl = findKubectl();
+  if (!kubectl) return 'kubectl is not installed (Debian package kubernetes-client, or Google Cloud CLI): the kustomize build tests are skipped';
+  const version = execFileSync(kubectl, ['version', '--client'], { encoding: 'utf8' });
+  const kustomize = /Kustomize Version: v(\d+)\.(\d+)/.exec(version);
+  // kubectl 1.21+ embeds kustomize v4; the overlay uses `patches`, which older ones do not know.
+  if (!kustomize || Number(kustomize[1]) < 4) return `kubectl's kustomize is too old (${kustomize?.[0] ?? 'unknown'}, need v4+): the kustomize build tests are skipped`;
+  return undefined;
+}
+
+export function kustomize(folder: string): Manifest[] {
+  const output = execFileSync(findKubectl()!, ['kustomize', folder], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return parseAllDocuments(output).map((document) => document.toJS());
+}
+
+/** The values a person following the runbook sets at its top (and finds, for the gateway). */
+export const runbookValues = {
+  PROJECT_ID: 'acme-rag-prod',
+  REGION: 'europe-west4',
+  BUCKET: 'acme-rag-docs',
+  TAG: '3f2c1ab',
+  GATEWAY_URL: 'http://envoy-vllm-semantic-router-34deec5c.envoy-gateway-system.svc.cluster.local:80',
+};
+
+/**
+ * The gke overlay as the runbook leaves it: a copy of k8s/rag, configured by the overlay's own
+ * configure.sh with `values`, then built. Returns the folder too, for tests that look at its files.
+ */
+export function configuredOverlay(values: Record<string, string> = runbookValues): { folder: string; objects: Manifest[] } {
+  const root = mkdtempSync(join(tmpdir(), 'rag-overlay-'));
+  cpSync(ragDir, join(root, 'rag'), { recursive: true });
+  const folder = join(root, 'rag', 'overlays', 'gke');
+  execFileSync('bash', [join(folder, 'configure.sh')], { env: { ...process.env, ...values }, encoding: 'utf8' });
+  return { folder, objects: kustomize(folder) };
+}
+
+export const overlayDir = join(ragDir, 'overlays', 'gke');
+export const baseDir = join(ragDir, 'base');
+export const here = dirname(fileURLToPath(import.meta.url));

@@ -1,3 +1,4 @@
+import { errorCatalog, type ErrorCode } from '@rag/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, readJson, startTestStack, type TestStack } from './test-stack.ts';
 
@@ -11,7 +12,7 @@ afterAll(async () => {
   await stack.close();
 });
 
-const cases: Array<[string, unknown, string]> = [
+const cases: Array<[string, unknown, ErrorCode]> = [
   ['a missing query', { k: 3 }, 'RAG_INVALID_QUERY'],
   ['an empty query', { query: '' }, 'RAG_INVALID_QUERY'],
   ['a blank query', { query: '   ' }, 'RAG_INVALID_QUERY'],
@@ -32,6 +33,7 @@ describe.each(['/search', '/chat'])('bad input on %s', (route) => {
   it.each(cases)('%s gets a 400 with a stable code', async (_name, body, code) => {
     const { status, body: answer } = await postJson(stack.baseUrl, route, body);
     expect(status).toBe(400);
+    expect(status).toBe(errorCatalog[code].status);
     expect(answer.error.code).toBe(code);
     expect(typeof answer.error.message).toBe('string');
   });

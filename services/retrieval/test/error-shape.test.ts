@@ -76,6 +76,11 @@ describe("Fastify's own errors in our shape", () => {
     expectErrorShape(response.status, await response.json(), 'RAG_INVALID_JSON');
   });
 
+  it('an unknown path is 404 RAG_NOT_FOUND', async () => {
+    const response = await fetch(`${stack.baseUrl}/nowhere`);
+    expectErrorShape(response.status, await response.json(), 'RAG_NOT_FOUND');
+  });
+
   it('a wrong method is 405 RAG_METHOD_NOT_ALLOWED with Allow', async () => {
     const response = await fetch(`${stack.baseUrl}/chat`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(response.headers.get('allow')).toBe('POST');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { errorsPageRows } from '../../src/errors-page.ts';
-import { errorCatalog, RagError, toRagError } from '../../src/errors.ts';
+import { errorCatalog, RagError, toRagError, type ErrorCode } from '../../src/errors.ts';
 
 const errorsPage = readFileSync(new URL('../../../../docs/errors.md', import.meta.url), 'utf8');
 
@@ -10,9 +10,20 @@ describe('the error registry', () => {
     expect(errorsPage).toContain(row);
   });
 
-  it('uses one HTTP status per code and a message that says what to do', () => {
-    for (const [code, entry] of Object.entries(errorCatalog)) {
+  it('documents each code once, with the HTTP status the registry gives it', () => {
+    const documented = [...errorsPage.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| /gm)].map((match) => [match[1]!, Number(match[2])] as const);
+    const codes = documented.map(([code]) => code);
+    expect(new Set(codes).size).toBe(codes.length);
+    expect([...codes].sort()).toEqual(Object.keys(errorCatalog).sort());
+    for (const [code, status] of documented) expect(status, code).toBe(errorCatalog[code as ErrorCode].status);
+  });
+
+  it('gives every code a status the HTTP layer can send, on the error it builds, and a message that says what to do', () => {
+    for (const [code, entry] of Object.entries(errorCatalog) as Array<[ErrorCode, (typeof errorCatalog)[ErrorCode]]>) {
       expect(code).toMatch(/^RAG_[A-Z_]+$/);
+      expect(entry.status, code).toBeGreaterThanOrEqual(400);
+      expect(entry.status, code).toBeLessThan(600);
+      expect(new RagError(code).status, code).toBe(entry.status);
       expect(entry.message.length).toBeGreaterThan(10);
     }
   });

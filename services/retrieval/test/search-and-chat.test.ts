@@ -74,17 +74,32 @@ describe('POST /chat without a gateway', () => {
     expect(body).toEqual({ answer: 'The indexed documents do not cover this question.', citations: [], mode: 'extractive' });
   });
 
-  it('streams citations, tokens and done as Server-Sent Events', async () => {
+  it('streams citations, tokens and done as Server-Sent Events, carrying what the JSON answer says', async () => {
+    const query = 'How many days a week can I work from home?';
+    const { body: answer } = await postJson(stack.baseUrl, '/chat', { query });
     const response = await fetch(`${stack.baseUrl}/chat`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ query: 'How many days a week can I work from home?' }),
+      body: JSON.stringify({ query }),
     });
     expect(response.headers.get('content-type')).toContain('text/event-stream');
-    const events = [...(await response.text()).matchAll(/^event: (\w+)$/gm)].map((match) => match[1]);
-    expect(events[0]).toBe('citations');
-    expect(events.at(-1)).toBe('done');
-    expect(events).toContain('token');
+    const text = await response.text();
+    // Every frame is `event: <name>`, one `data:` line of JSON, and a blank line.
+    expect(text).toMatch(/^(event: \w+\ndata: .+\n\n)+$/);
+    const events = [...text.matchAll(/^event: (\w+)\ndata: (.*)$/gm)].map((match) => ({ event: match[1], data: JSON.parse(match[2]!) }));
+    expect(events.map((event) => event.event)).toEqual(['citations', 'token', 'done']);
+    const [citations, token, done] = events;
+    expect(citations!.data).toEqual({
+      citations: [
+        { source: 'onboarding.md', heading_path: 'Onboarding > Remote work', chunk_index: 1, score: expect.any(Number) },
+        ...answer.citations.slice(1),
+      ],
+    });
+    expect(citations!.data.citations).toEqual(answer.citations);
+    // Without a model the whole extractive answer is one token; done repeats the JSON answer.
+    expect(token!.data).toEqual({ text: answer.answer });
+    expect(token!.data.text).toContain('three days a week');
+    expect(done!.data).toEqual({ answer: answer.answer, citations: answer.citations, mode: 'extractive' });
   });
 });
 

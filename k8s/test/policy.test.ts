@@ -1,0 +1,143 @@
+/**
+ * What every pod of the rag namespace must be (issue 10, items 3 to 6), asserted on the manifests as
+ * written, so it holds without kubectl: restricted security for every container, upstream images
+ * included; memory requests and limits; images pinned; the API's drain and budget; TEI and Qdrant.
+ */
+import { describe, expect, it } from 'vitest';
+import { baseDir, type Manifest, podSpecOf, readKustomization, workloads } from './render.ts';
+
+const { objects, configMaps } = readKustomization(baseDir);
+const pods = workloads(objects);
+/** Our two images: the overlay sets their registry and tag (kustomize.test.ts checks it). */
+const ourImages = new Set(['rag-retrieval', 'rag-ingest']);
+
+interface Checked {
+  workload: Manifest;
+  pod: Manifest;
+  container: Manifest;
+  label: string;
+}
+
+const containers: Checked[] = pods.flatMap((workload) => {
+  const pod = podSpecOf(workload);
+  return [...(pod.initContainers ?? []), ...pod.containers].map((container: Manifest) => ({
+    workload,
+    pod,
+    container,
+    label: `${workload.kind}/${workload.metadata.name} ${container.name}`,
+  }));
+});
+
+function effective(pod: Manifest, container: Manifest, field: string): unknown {
+  return container.securityContext?.[field] ?? pod.securityContext?.[field];
+}
+
+function workload(name: string): Manifest {
+  return pods.find((candidate) => candidate.metadata.name === name);
+}
+
+function containerOf(name: string): Manifest {
+  return podSpecOf(workload(name)).containers[0];
+}
+
+function envOf(container: Manifest, name: string): Manifest {
+  return (container.env ?? []).find((variable: Manifest) => variable.name === name);
+}
+
+describe('every container of every workload', () => {
+  it('covers all the workloads of the namespace', () => {
+    expect(pods.map((pod) => pod.metadata.name).sort()).toEqual(['embed-tei', 'grafana', 'ingest', 'prometheus', 'qdrant', 'rerank-tei', 'retrieval']);
+    expect(containers.length).toBeGreaterThanOrEqual(pods.length);
+  });
+
+  it.each(containers)('$label runs as a numeric non-root user', ({ pod, container }) => {
+    expect(effective(pod, container, 'runAsNonRoot')).toBe(true);
+    const user = effective(pod, container, 'runAsUser');
+    expect(Number.isInteger(user) && (user as number) > 0, `runAsUser ${user}`).toBe(true);
+  });
+
+  it.each(containers)('$label cannot escalate, holds no capability, has a read-only root and seccomp RuntimeDefault', ({ pod, container }) => {
+    expect(container.securityContext?.allowPrivilegeEscalation).toBe(false);
+    expect(container.securityContext?.privileged ?? false).toBe(false);
+    expect(container.securityContext?.capabilities?.drop).toContain('ALL');
+    expect(container.securityContext?.capabilities?.add ?? []).toEqual([]);
+    expect(container.securityContext?.readOnlyRootFilesystem).toBe(true);
+    expect((effective(pod, container, 'seccompProfile') as Manifest)?.type).toBe('RuntimeDefault');
+  });
+
+  it.each(containers)('$label requests and limits its memory, and requests CPU', ({ container }) => {
+    expect(container.resources?.requests?.memory).toBeTruthy();
+    expect(container.resources?.limits?.memory).toBeTruthy();
+    expect(container.resources?.requests?.cpu).toBeTruthy();
+  });
+
+  it.each(containers)('$label runs a pinned image', ({ container }) => {
+    if (ourImages.has(container.image)) return;
+    expect(container.image, 'a version tag and the digest it was published with').toMatch(/^[\w./-]+:[\w.-]+@sha256:[0-9a-f]{64}$/);
+    expect(container.image).not.toMatch(/:latest@/);
+  });
+
+  it.each(pods.map((pod) => ({ pod, label: `${pod.kind}/${pod.metadata.name}` })))('$label writes only to size-limited emptyDirs or claims', ({ pod }) => {
+    for (const volume of podSpecOf(pod).volumes ?? []) {
+      if (volume.emptyDir) expect(volume.emptyDir.sizeLimit, `${volume.name} has no sizeLimit`).toBeTruthy();
+      expect(volume.hostPath, `${volume.name} is a hostPath`).toBeUndefined();
+    }
+    for (const field of ['hostNetwork', 'hostPID', 'hostIPC']) expect(podSpecOf(pod)[field] ?? false).toBe(false);
+  });
+
+  it('runs in a namespace that enforces the restricted Pod Security profile', () => {
+    const namespace = objects.find((object) => object.kind === 'Namespace');
+    expect(namespace.metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
+  });
+});
+
+describe('the retrieval API during rollouts and drains', () => {
+  const api = containerOf('retrieval');
+  const pod = podSpecOf(workload('retrieval'));
+  const seconds = (name: string) => Number(envOf(api, name)?.value ?? configMaps.get('rag-config')?.[name]) / 1000;
+
+  it('probes readiness on /readyz and liveness on /healthz', () => {
+    expect(api.readinessProbe.httpGet.path).toBe('/readyz');
+    expect(api.livenessProbe.httpGet.path).toBe('/healthz');
+  });
+
+  it('lets an answer in flight finish: drain bound above the gateway timeout, grace period above pause + drain', () => {
+    const pause = Number(api.lifecycle.preStop.exec.command.at(-1));
+    expect(pause).toBeGreaterThan(0);
+    expect(seconds('SHUTDOWN_TIMEOUT_MS')).toBeGreaterThan(seconds('GATEWAY_TIMEOUT_MS'));
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(pause + seconds('SHUTDOWN_TIMEOUT_MS'));
+  });
+
+  it('keeps a replica serving through voluntary disruptions and rollouts', () => {
+    const budget = objects.find((object) => object.kind === 'PodDisruptionBudget' && object.spec.selector.matchLabels.app === 'retrieval');
+    expect(budget.spec.minAvailable).toBeGreaterThanOrEqual(1);
+    expect(workload('retrieval').spec.replicas).toBeGreaterThan(budget.spec.minAvailable);
+    expect(workload('retrieval').spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
+  });
+});
+
+describe('TEI and Qdrant', () => {
+  it.each(['embed-tei', 'rerank-tei'])('%s caches its model on a claim, waits for the load, is probed for liveness, and reads its key from API_KEY', (name) => {
+    const tei = containerOf(name);
+    const pod = podSpecOf(workload(name));
+    const cache = tei.volumeMounts.find((mount: Manifest) => mount.mountPath === envOf(tei, 'HUGGINGFACE_HUB_CACHE').value);
+    const volume = pod.volumes.find((candidate: Manifest) => candidate.name === cache.name);
+    expect(volume.persistentVolumeClaim.claimName).toBeTruthy();
+    expect(objects.some((object) => object.kind === 'PersistentVolumeClaim' && object.metadata.name === volume.persistentVolumeClaim.claimName)).toBe(true);
+    expect(workload(name).spec.strategy.type, 'a ReadWriteOnce claim cannot be mounted by two pods of a rolling update').toBe('Recreate');
+    expect(tei.startupProbe.failureThreshold * tei.startupProbe.periodSeconds).toBeGreaterThanOrEqual(300);
+    expect(tei.livenessProbe.httpGet.path).toBe('/health');
+    expect(envOf(tei, 'API_KEY').valueFrom.secretKeyRef).toMatchObject({ name: 'embed-apikey', key: 'api-key' });
+    expect(tei.args.join(' ')).not.toMatch(/api-key/);
+  });
+
+  it('Qdrant runs as the seed chart ran it, with a startup probe and the seed resources', () => {
+    const qdrant = containerOf('qdrant');
+    const pod = podSpecOf(workload('qdrant'));
+    expect(pod.securityContext).toMatchObject({ runAsUser: 1000, runAsGroup: 2000, fsGroup: 3000 });
+    expect(qdrant.securityContext.readOnlyRootFilesystem).toBe(true);
+    expect(qdrant.startupProbe.httpGet.path).toBe('/readyz');
+    expect(qdrant.resources).toEqual({ requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '2', memory: '2Gi' } });
+    expect(workload('qdrant').spec.volumeClaimTemplates[0].metadata.name, 'the Helm chart claim name, so its volume can be adopted').toBe('qdrant-storage');
+  });
+});

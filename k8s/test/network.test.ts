@@ -1,0 +1,101 @@
+/**
+ * The namespace's network policies, evaluated as Kubernetes evaluates them (a connection is allowed when
+ * the destination's ingress and the source's egress both allow it; a pod that no policy of a direction
+ * selects is open in that direction) over the paths the design uses and a few it must refuse.
+ */
+import { describe, expect, it } from 'vitest';
+import { baseDir, type Manifest, readKustomization } from './render.ts';
+
+const policies: Manifest[] = readKustomization(baseDir).objects.filter((object) => object.kind === 'NetworkPolicy');
+
+interface Peer {
+  app?: string;
+  namespace: string;
+  ip?: string;
+}
+
+const inRag = (app: string): Peer => ({ app, namespace: 'rag' });
+const client: Peer = { namespace: 'default', app: 'some-client' };
+const gateway: Peer = { namespace: 'envoy-gateway-system', app: 'envoy' };
+const google: Peer = { namespace: '', ip: '142.250.0.1' };
+
+function selects(selector: Manifest, peer: Peer): boolean {
+  return Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => (key === 'app' ? peer.app === value : false));
+}
+
+function namespaceMatches(selector: Manifest, peer: Peer): boolean {
+  return Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => key === 'kubernetes.io/metadata.name' && peer.namespace === value);
+}
+
+function peerMatches(rule: Manifest, peer: Peer): boolean {
+  if (rule.ipBlock) return peer.ip !== undefined && peer.ip.startsWith(rule.ipBlock.cidr.split('/')[0].split('.').slice(0, 2).join('.'));
+  if (rule.namespaceSelector) return !peer.ip && namespaceMatches(rule.namespaceSelector, peer) && (!rule.podSelector || selects(rule.podSelector, peer));
+  return peer.namespace === 'rag' && selects(rule.podSelector, peer);
+}
+
+function portMatches(ports: Manifest[] | undefined, port: number): boolean {
+  return !ports || ports.some((candidate) => candidate.port === port);
+}
+
+function allowedBy(direction: 'Ingress' | 'Egress', pod: Peer, other: Peer, port: number): boolean {
+  if (pod.namespace !== 'rag') return true; // policies of other namespaces are not ours to check
+  const selecting = policies.filter((policy) => policy.spec.policyTypes.includes(direction) && selects(policy.spec.podSelector, pod));
+  if (selecting.length === 0) return true;
+  const rules: Manifest[] = selecting.flatMap((policy) => (direction === 'Ingress' ? policy.spec.ingress : policy.spec.egress) ?? []);
+  return rules.some((rule) => {
+    const peers = direction === 'Ingress' ? rule.from : rule.to;
+    return portMatches(rule.ports, port) && (!peers || peers.some((peer: Manifest) => peerMatches(peer, other)));
+  });
+}
+
+function allowed(from: Peer, to: Peer, port: number): boolean {
+  return allowedBy('Egress', from, to, port) && allowedBy('Ingress', to, from, port);
+}
+
+const scrape = (app: string, port: number) => [inRag('prometheus'), inRag(app), port] as const;
+
+const paths: Array<readonly [Peer, Peer, number]> = [
+  [client, inRag('retrieval'), 8090],
+  [inRag('retrieval'), inRag('qdrant'), 6333],
+  [inRag('retrieval'), inRag('embed-tei'), 8080],
+  [inRag('retrieval'), inRag('rerank-tei'), 8080],
+  [inRag('retrieval'), gateway, 10080],
+  [inRag('ingest'), inRag('qdrant'), 6333],
+  [inRag('ingest'), inRag('embed-tei'), 8080],
+  [inRag('ingest'), { namespace: '', ip: '169.254.169.254' }, 80],
+  [inRag('ingest'), google, 443],
+  scrape('retrieval', 8090),
+  scrape('embed-tei', 9000),
+  scrape('rerank-tei', 9000),
+  scrape('qdrant', 6333),
+  [inRag('grafana'), inRag('prometheus'), 9090],
+];
+
+const refused: Array<readonly [Peer, Peer, number]> = [
+  [client, inRag('qdrant'), 6333],
+  [client, inRag('embed-tei'), 8080],
+  [client, inRag('prometheus'), 9090],
+  [client, inRag('grafana'), 3000],
+  [inRag('ingest'), inRag('rerank-tei'), 8080],
+  [inRag('grafana'), inRag('qdrant'), 6333],
+  [inRag('retrieval'), google, 443],
+  [inRag('ingest'), inRag('retrieval'), 8090],
+];
+
+const name = (peer: Peer) => (peer.ip ? peer.ip : `${peer.namespace}/${peer.app}`);
+
+describe('network policies', () => {
+  it('deny all ingress in the namespace unless a policy allows it', () => {
+    const denyAll = policies.find((policy) => Object.keys(policy.spec.podSelector).length === 0);
+    expect(denyAll.spec.policyTypes).toEqual(['Ingress']);
+    expect(denyAll.spec.ingress).toBeUndefined();
+  });
+
+  it.each(paths.map(([from, to, port]) => ({ from, to, port, label: `${name(from)} → ${name(to)}:${port}` })))('allow $label', ({ from, to, port }) => {
+    expect(allowed(from, to, port)).toBe(true);
+  });
+
+  it.each(refused.map(([from, to, port]) => ({ from, to, port, label: `${name(from)} → ${name(to)}:${port}` })))('refuse $label', ({ from, to, port }) => {
+    expect(allowed(from, to, port)).toBe(false);
+  });
+});

@@ -62,6 +62,7 @@ const paths: Array<readonly [Peer, Peer, number]> = [
   [inRag('retrieval'), gateway, 10080],
   [inRag('ingest'), inRag('qdrant'), 6333],
   [inRag('ingest'), inRag('embed-tei'), 8080],
+  [inRag('ingest'), inRag('docling-serve'), 5001],
   [inRag('ingest'), { namespace: '', ip: '169.254.169.254' }, 80],
   [inRag('ingest'), google, 443],
   scrape('retrieval', 8090),
@@ -80,6 +81,8 @@ const refused: Array<readonly [Peer, Peer, number]> = [
   [inRag('grafana'), inRag('qdrant'), 6333],
   [inRag('retrieval'), google, 443],
   [inRag('ingest'), inRag('retrieval'), 8090],
+  [inRag('retrieval'), inRag('docling-serve'), 5001],
+  [client, inRag('docling-serve'), 5001],
 ];
 
 const name = (peer: Peer) => (peer.ip ? peer.ip : `${peer.namespace}/${peer.app}`);

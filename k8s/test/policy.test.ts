@@ -46,7 +46,7 @@ function envOf(container: Manifest, name: string): Manifest {
 
 describe('every container of every workload', () => {
   it('covers all the workloads of the namespace', () => {
-    expect(pods.map((pod) => pod.metadata.name).sort()).toEqual(['embed-tei', 'grafana', 'ingest', 'prometheus', 'qdrant', 'rerank-tei', 'retrieval']);
+    expect(pods.map((pod) => pod.metadata.name).sort()).toEqual(['docling-serve', 'embed-tei', 'grafana', 'ingest', 'prometheus', 'qdrant', 'rerank-tei', 'retrieval']);
     expect(containers.length).toBeGreaterThanOrEqual(pods.length);
   });
 
@@ -113,6 +113,21 @@ describe('the retrieval API during rollouts and drains', () => {
     expect(budget.spec.minAvailable).toBeGreaterThanOrEqual(1);
     expect(workload('retrieval').spec.replicas).toBeGreaterThan(budget.spec.minAvailable);
     expect(workload('retrieval').spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
+  });
+});
+
+describe('docling-serve', () => {
+  it('converts for the ingest job, which finds it through DOCLING_URL with its key', () => {
+    const job = containerOf('ingest');
+    const service = objects.find((object) => object.kind === 'Service' && object.metadata.name === 'docling-serve');
+    expect(envOf(job, 'DOCLING_URL').value).toBe(`http://docling-serve.rag.svc.cluster.local:${service.spec.ports[0].port}`);
+    expect(envOf(job, 'DOCLING_API_KEY').valueFrom.secretKeyRef.name).toBe(envOf(containerOf('docling-serve'), 'DOCLING_SERVE_API_KEY').valueFrom.secretKeyRef.name);
+  });
+
+  it('waits as long on a synchronous conversion as the job does', () => {
+    const wait = Number(envOf(containerOf('docling-serve'), 'DOCLING_SERVE_MAX_SYNC_WAIT').value);
+    const jobTimeout = Number(envOf(containerOf('ingest'), 'DOCLING_TIMEOUT_MS')?.value ?? 600_000) / 1000;
+    expect(wait).toBeGreaterThanOrEqual(jobTimeout);
   });
 });
 

@@ -69,6 +69,7 @@ const paths: Array<readonly [Peer, Peer, number]> = [
   scrape('embed-tei', 9000),
   scrape('rerank-tei', 9000),
   scrape('qdrant', 6333),
+  scrape('kube-state-metrics', 8080),
   [inRag('grafana'), inRag('prometheus'), 9090],
 ];
 

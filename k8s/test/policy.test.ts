@@ -46,7 +46,7 @@ function envOf(container: Manifest, name: string): Manifest {
 
 describe('every container of every workload', () => {
   it('covers all the workloads of the namespace', () => {
-    expect(pods.map((pod) => pod.metadata.name).sort()).toEqual(['docling-serve', 'embed-tei', 'grafana', 'ingest', 'prometheus', 'qdrant', 'rerank-tei', 'retrieval']);
+    expect(pods.map((pod) => pod.metadata.name).sort()).toEqual(['docling-serve', 'embed-tei', 'grafana', 'ingest', 'kube-state-metrics', 'prometheus', 'qdrant', 'rerank-tei', 'retrieval']);
     expect(containers.length).toBeGreaterThanOrEqual(pods.length);
   });
 
@@ -113,6 +113,26 @@ describe('the retrieval API during rollouts and drains', () => {
     expect(budget.spec.minAvailable).toBeGreaterThanOrEqual(1);
     expect(workload('retrieval').spec.replicas).toBeGreaterThan(budget.spec.minAvailable);
     expect(workload('retrieval').spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
+  });
+});
+
+describe('the ingest CronJob', () => {
+  const cron = workload('ingest');
+
+  it('cannot hang forever, starts late or not at all, and keeps finished runs long enough to be seen', () => {
+    expect(cron.spec.concurrencyPolicy).toBe('Forbid');
+    expect(cron.spec.timeZone).toBeTruthy();
+    expect(cron.spec.startingDeadlineSeconds).toBeGreaterThan(0);
+    expect(cron.spec.jobTemplate.spec.activeDeadlineSeconds).toBeGreaterThan(0);
+    // A failed Job must outlive a day, so RagIngestFailed still sees it when the next run is due.
+    expect(cron.spec.jobTemplate.spec.ttlSecondsAfterFinished).toBeGreaterThan(24 * 3600);
+  });
+
+  it('is reported to Prometheus by kube-state-metrics, which sees only this namespace', () => {
+    const args: string[] = containerOf('kube-state-metrics').args;
+    expect(args).toContain('--namespaces=rag');
+    expect(args.find((arg) => arg.startsWith('--resources='))).toMatch(/cronjobs.*jobs.*deployments/);
+    expect(objects.some((object) => object.kind === 'ClusterRole')).toBe(false);
   });
 });
 

@@ -16,9 +16,16 @@
   const citations = document.getElementById('citations');
   const resultsPanel = document.getElementById('results-panel');
   const results = document.getElementById('results');
+  const keyForm = document.getElementById('key-form');
+  const keyInput = document.getElementById('api-key');
+
+  /** Where the API key lives: this tab only, gone when it closes. */
+  const KEY_STORAGE = 'rag-api-key';
 
   /** The request in flight; a new submission aborts it. */
   let current = null;
+  /** The last question asked, run again once a key is given after a 401. */
+  let last = null;
 
   function element(tag, className, text) {
     const node = document.createElement(tag);
@@ -75,10 +82,29 @@
     return { code: 'HTTP ' + response.status, message: response.statusText || 'The server answered an unexpected response.' };
   }
 
+  function storedKey() {
+    try {
+      return sessionStorage.getItem(KEY_STORAGE) || '';
+    } catch (_error) {
+      return '';
+    }
+  }
+
+  /** A 401 (RAG_UNAUTHENTICATED): a stored key was refused, so it is dropped, and the page asks for one. */
+  function askForKey(error) {
+    sessionStorage.removeItem(KEY_STORAGE);
+    showError(error.code, error.message);
+    keyForm.hidden = false;
+    keyInput.focus();
+  }
+
   function post(path, body, signal, accept) {
+    const headers = { 'content-type': 'application/json', accept: accept };
+    const key = storedKey();
+    if (key) headers.authorization = 'Bearer ' + key;
     return fetch(path, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: accept },
+      headers: headers,
       body: JSON.stringify(body),
       signal: signal,
     });
@@ -89,7 +115,8 @@
     const response = await post('/search', { query: query }, signal, 'application/json');
     if (!response.ok) {
       const error = await errorOf(response);
-      showError(error.code, error.message);
+      if (response.status === 401) askForKey(error);
+      else showError(error.code, error.message);
       return;
     }
     const body = await response.json();
@@ -176,7 +203,8 @@
     const type = response.headers.get('content-type') || '';
     if (!response.ok || !type.includes('text/event-stream')) {
       const error = await errorOf(response);
-      showError(error.code, error.message);
+      if (response.status === 401) askForKey(error);
+      else showError(error.code, error.message);
       return;
     }
     answerPanel.hidden = false;
@@ -203,15 +231,14 @@
     status.textContent = '';
   }
 
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const action = event.submitter && event.submitter.value === 'search' ? 'search' : 'ask';
+  function start(action, query) {
+    last = { action: action, query: query };
     if (current) current.abort();
     const controller = new AbortController();
     current = controller;
     reset();
     const run = action === 'search' ? search : ask;
-    run(question.value, controller.signal)
+    run(query, controller.signal)
       .catch((error) => {
         if (controller.signal.aborted) return;
         showError('NETWORK_ERROR', 'The request failed: ' + (error && error.message ? error.message : String(error)));
@@ -224,5 +251,20 @@
         for (const button of buttons) button.disabled = false;
         if (errorBox.hidden === false) status.textContent = '';
       });
+  }
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    start(event.submitter && event.submitter.value === 'search' ? 'search' : 'ask', question.value);
+  });
+
+  keyForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const key = keyInput.value.trim();
+    if (!key) return;
+    sessionStorage.setItem(KEY_STORAGE, key);
+    keyInput.value = '';
+    keyForm.hidden = true;
+    if (last) start(last.action, last.query);
   });
 })();

@@ -97,6 +97,22 @@ describe('the dashboard and alert rules', () => {
     expect(queried.size).toBeGreaterThan(5);
   });
 
+  it('come from targets Prometheus scrapes: the API, both TEI servers on their metrics port, Qdrant with its read-only key', () => {
+    const prometheus = readYaml(join(files, 'prometheus.yml'))[0];
+    const jobs = new Map<string, Manifest>(prometheus.scrape_configs.map((job: Manifest) => [job.job_name, job]));
+    expect([...jobs.keys()]).toEqual(expect.arrayContaining(['rag-retrieval', 'embed-tei', 'rerank-tei', 'qdrant', 'kube-state-metrics']));
+    for (const app of ['embed-tei', 'rerank-tei', 'qdrant', 'kube-state-metrics']) {
+      const keep = jobs.get(app).relabel_configs.find((rule: Manifest) => rule.action === 'keep');
+      const [label, port] = keep.regex.split(';');
+      expect(label).toBe(app);
+      const ports = containersOf(workloads(resources).find((workload) => workload.metadata.name === app)).flatMap((container: Manifest) => container.ports.map((p: Manifest) => p.name));
+      expect(ports, `${app} exposes a port named ${port}`).toContain(port);
+    }
+    expect(jobs.get('qdrant').authorization.credentials_file).toMatch(/read-only-api-key$/);
+    const upstream = expressions.flatMap((expression) => expression.match(/\b(?:te|rest_responses)_[a-z_]+/g) ?? []);
+    expect(upstream.length, 'the dashboard shows TEI and Qdrant').toBeGreaterThan(3);
+  });
+
   const promtool = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((path) => existsSync(path));
   if (!promtool) console.warn('promtool is not installed (Debian package prometheus): the rule syntax check is skipped');
   it.skipIf(!promtool)('pass promtool check rules', () => {

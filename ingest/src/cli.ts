@@ -4,19 +4,21 @@ import { parseArgs } from 'node:util';
 import { createLogger, isRagError, loadConfig, RagError } from '@rag/core';
 import { runIngest } from './run-ingest.ts';
 
-const USAGE = `Usage: pnpm ingest [SOURCE] [--dry-run] [--no-prune]
+const USAGE = `Usage: pnpm ingest [SOURCE] [--dry-run] [--no-prune | --force-prune]
 
 SOURCE   a folder (indexed recursively) or gs://bucket/prefix; without it, GCS_BUCKET/GCS_PREFIX
 --default-corpus  the project's own README.md and docs/ (what \`pnpm start\` indexes)
---dry-run         list each document with its chunk count; write nothing
+--dry-run         list each document with its chunk count (-N for one it would prune); write nothing
 
 Formats: .md .markdown .html .htm .pdf .docx .pptx (PDF/DOCX/PPTX through docling-serve when
 DOCLING_URL is set); other files are skipped and counted.
 --no-prune        keep the points of documents that are no longer in the source
+--force-prune     prune even an empty listing, or one that loses more than INGEST_MAX_PRUNE_RATIO
+                  of the indexed documents (otherwise refused: RAG_PRUNE_REFUSED, exit 1)
 
 Ends with: done: N files, M chunks, U upserts, D deletes, S skipped, E errors.
-Exit status: 0 synced; 1 when E > 0; 2 when the run could not start or the listing failed;
-3 when stopped by SIGTERM or SIGINT (RAG_INGEST_INTERRUPTED; a second signal exits at once).`;
+Exit status: 0 synced; 1 when E > 0 or pruning was refused; 2 when the run could not start or the
+listing failed; 3 when stopped by SIGTERM or SIGINT (RAG_INGEST_INTERRUPTED; a second signal exits at once).`;
 
 /** Stopped by a signal before the sync was through: RAG_INGEST_INTERRUPTED. */
 const EXIT_INTERRUPTED = 3;
@@ -30,6 +32,7 @@ async function main(): Promise<number> {
     options: {
       'dry-run': { type: 'boolean', default: false },
       'no-prune': { type: 'boolean', default: false },
+      'force-prune': { type: 'boolean', default: false },
       'default-corpus': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -48,8 +51,10 @@ async function main(): Promise<number> {
     defaultCorpus: values['default-corpus'] ? { root: repositoryRoot, include: ['README.md', 'docs'] } : undefined,
     dryRun: values['dry-run'],
     prune: !values['no-prune'],
+    forcePrune: values['force-prune'],
     progressStream: process.stderr,
     onPlanned: (uri, chunks) => process.stdout.write(`${chunks}\t${uri}\n`),
+    onPlannedPrune: (uri, points) => process.stdout.write(`-${points}\t${uri}\n`),
     signal: stop,
   });
   for (const failure of summary.failures) process.stderr.write(`failed: ${failure.uri}: ${failure.reason}\n`);
@@ -59,6 +64,11 @@ async function main(): Promise<number> {
     const error = new RagError('RAG_INGEST_INTERRUPTED', `(${(stop.reason as Error).message}; ${left}.)`);
     process.stderr.write(`${error.code}: ${error.message}\n`);
     return EXIT_INTERRUPTED;
+  }
+  if (summary.pruneRefused) {
+    const error = new RagError('RAG_PRUNE_REFUSED', `(${summary.pruneRefused.reason}.)`);
+    process.stderr.write(`${error.code}: ${error.message}\n`);
+    return 1;
   }
   return summary.errors > 0 ? 1 : 0;
 }

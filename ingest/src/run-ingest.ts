@@ -10,10 +10,14 @@ export interface RunIngestOptions {
   defaultCorpus?: { root: string; include: string[] } | undefined;
   dryRun: boolean;
   prune: boolean;
+  /** Prune even an empty listing or past INGEST_MAX_PRUNE_RATIO (--force-prune). */
+  forcePrune?: boolean | undefined;
   /** A progress bar on this stream when it is a terminal; JSON log lines otherwise. */
   progressStream?: NodeJS.WriteStream | undefined;
   /** Dry run: each document with its chunk count. */
   onPlanned?: (uri: string, chunks: number) => void;
+  /** Dry run: each document pruning would delete, with its points. */
+  onPlannedPrune?: (uri: string, points: number) => void;
   /** Stops the run (SIGTERM): see `IngestOptions.signal`; the summary comes back `interrupted`. */
   signal?: AbortSignal;
 }
@@ -51,10 +55,13 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
       embedBatchSize: config.EMBED_BATCH_SIZE,
       concurrency: config.INGEST_CONCURRENCY,
       prune: options.prune,
+      maxPruneRatio: config.INGEST_MAX_PRUNE_RATIO,
+      forcePrune: options.forcePrune,
       dryRun: options.dryRun,
       logger,
       onDocument: progress.update,
       onPlanned: options.onPlanned,
+      onPlannedPrune: options.onPlannedPrune,
       signal: options.signal,
     });
     progress.stop();

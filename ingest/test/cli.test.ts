@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,5 +107,105 @@ describe('pnpm ingest', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('RAG_SOURCE_UNAVAILABLE');
     expect(run.stderr).toContain('pnpm ingest gs://bucket/prefix');
+  });
+});
+
+describe('pnpm ingest: the prune guard', () => {
+  const REFUSED = /^RAG_PRUNE_REFUSED: Nothing was pruned: .*\(this run would delete (\d+) of (\d+) indexed documents \(([\d.]+) % > INGEST_MAX_PRUNE_RATIO 50 %; e\.g\. /m;
+
+  /** A folder of three guides, indexed: the index the next runs must not empty by mistake. */
+  async function indexedGuides(): Promise<string> {
+    const folder = join(corpus.folder, 'guides');
+    await mkdir(folder);
+    for (const name of ['alpha.md', 'bravo.md', 'charlie.md']) await writeFile(join(folder, name), guide(2, name));
+    expect((await ingestCli([folder])).code).toBe(0);
+    return folder;
+  }
+
+  it('refuses to empty the index from an empty folder: done line, RAG_PRUNE_REFUSED, exit 1, index unchanged', async () => {
+    const folder = await indexedGuides();
+    const empty = join(corpus.folder, 'empty');
+    await mkdir(empty);
+
+    const run = await ingestCli([empty]);
+
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.lastLine).toBe('done: 0 files, 0 chunks, 0 upserts, 0 deletes, 0 skipped, 0 errors');
+    expect(run.stderr).toMatch(/^RAG_PRUNE_REFUSED: Nothing was pruned: .*\(the source listed no document, and this run would delete 3 of 3 indexed documents \(e\.g\. alpha\.md, bravo\.md, charlie\.md\)\.\)$/m);
+    const rerun = await ingestCli([folder]);
+    expect(rerun.lastLine, 'every document still indexed, unchanged').toBe('done: 3 files, 0 chunks, 0 upserts, 0 deletes, 3 skipped, 0 errors');
+  });
+
+  it('prunes 1 of 3 documents, refuses 2 of 3 while writing the new one, and deletes them with --force-prune', async () => {
+    const folder = await indexedGuides();
+    await rm(join(folder, 'charlie.md'));
+    const one = await ingestCli([folder]);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.lastLine).toMatch(/^done: 2 files, 0 chunks, 0 upserts, [1-9]\d* deletes, 2 skipped, 0 errors$/);
+
+    await writeFile(join(folder, 'charlie.md'), guide(2, 'charlie.md'));
+    expect((await ingestCli([folder])).code).toBe(0);
+    await rm(join(folder, 'bravo.md'));
+    await rm(join(folder, 'charlie.md'));
+    await writeFile(join(folder, 'delta.md'), guide(1, 'delta'));
+
+    const refused = await ingestCli([folder]);
+
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.lastLine).toMatch(/^done: 2 files, (\d+) chunks, \1 upserts, 0 deletes, 1 skipped, 0 errors$/);
+    expect(REFUSED.exec(refused.stderr)!.slice(1, 4)).toEqual(['2', '3', '66.7']);
+
+    const forced = await ingestCli([folder, '--force-prune']);
+
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.lastLine).toMatch(/^done: 2 files, 0 chunks, 0 upserts, [1-9]\d* deletes, 2 skipped, 0 errors$/);
+    expect(forced.stderr).not.toContain('RAG_PRUNE_REFUSED');
+  });
+
+  it('reports the refusal in a dry run, with each document it would delete', async () => {
+    await indexedGuides();
+    const empty = join(corpus.folder, 'empty');
+    await mkdir(empty);
+
+    const dryRun = await ingestCli([empty, '--dry-run']);
+
+    expect(dryRun.code, dryRun.stderr).toBe(1);
+    expect(dryRun.stderr).toContain('RAG_PRUNE_REFUSED: ');
+    const prunes = dryRun.stdout.trimEnd().split('\n').slice(0, -1);
+    expect(prunes.map((line) => line.split('\t')[1])).toEqual(['alpha.md', 'bravo.md', 'charlie.md']);
+    for (const line of prunes) expect(line).toMatch(/^-[1-9]\d*\t/);
+    expect(dryRun.lastLine).toBe('done: 0 files, 0 chunks, 0 upserts, 0 deletes, 0 skipped, 0 errors');
+  });
+
+  it('guards a gs:// source the same way: an emptied prefix is refused, 2 of 3 objects gone too, --force-prune deletes', async () => {
+    const gcs = await new FakeGcsServer('team-docs', 2).start();
+    try {
+      for (const name of ['alpha', 'bravo', 'charlie']) gcs.put(`handbook/${name}.md`, guide(2, name));
+      const emulator = { STORAGE_EMULATOR_HOST: gcs.baseUrl };
+      expect((await ingestCli(['gs://team-docs/handbook/'], emulator)).code).toBe(0);
+
+      const mistyped = await ingestCli(['gs://team-docs/handbok/'], emulator);
+
+      expect(mistyped.code, mistyped.stderr).toBe(1);
+      expect(mistyped.lastLine).toBe('done: 0 files, 0 chunks, 0 upserts, 0 deletes, 0 skipped, 0 errors');
+      expect(mistyped.stderr).toContain('RAG_PRUNE_REFUSED: ');
+      expect(mistyped.stderr).toContain('(the source listed no document, and this run would delete 3 of 3 indexed documents (e.g. gs://team-docs/handbook/alpha.md,');
+
+      gcs.remove('handbook/bravo.md');
+      gcs.remove('handbook/charlie.md');
+      gcs.put('handbook/delta.md', guide(1, 'delta'));
+      const refused = await ingestCli(['gs://team-docs/handbook/'], emulator);
+
+      expect(refused.code, refused.stderr).toBe(1);
+      expect(refused.lastLine).toMatch(/^done: 2 files, ([1-9]\d*) chunks, \1 upserts, 0 deletes, 1 skipped, 0 errors$/);
+      expect(REFUSED.exec(refused.stderr)?.slice(1, 4)).toEqual(['2', '3', '66.7']);
+
+      const forced = await ingestCli(['gs://team-docs/handbook/', '--force-prune'], emulator);
+
+      expect(forced.code, forced.stderr).toBe(0);
+      expect(forced.lastLine).toMatch(/^done: 2 files, 0 chunks, 0 upserts, [1-9]\d* deletes, 2 skipped, 0 errors$/);
+    } finally {
+      await gcs.close();
+    }
   });
 });

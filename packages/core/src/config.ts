@@ -62,6 +62,8 @@ export const configSchema = z
     INGEST_CONCURRENCY: integer(1, 64).default(4),
     /** YAML file of API keys (SHA-256 hashes, groups, rate limits); unset: the API is open and callers see public documents only. */
     RAG_AUTH_FILE: optionalText,
+    /** A sync refuses to prune more than this share of the indexed documents (an emptied or mistyped source); --force-prune overrides. */
+    INGEST_MAX_PRUNE_RATIO: z.coerce.number().min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1').default(0.5),
   })
   .refine((config) => config.CHUNK_OVERLAP < config.CHUNK_SIZE, {
     message: 'CHUNK_OVERLAP must be smaller than CHUNK_SIZE',

@@ -48,6 +48,11 @@ export const errorCatalog = {
   RAG_CONVERTER_UNAVAILABLE: { status: 503, message: 'The document converter is unreachable or failing. Check DOCLING_URL.' },
   RAG_SOURCE_UNAVAILABLE: { status: 503, message: 'The document source cannot be read. Check the path or bucket and its credentials.' },
   RAG_DOCUMENT_UNREADABLE: { status: 422, message: 'The document could not be converted to text.' },
+  RAG_PRUNE_REFUSED: {
+    status: 409,
+    message:
+      'Nothing was pruned: the listing is empty or would delete more than INGEST_MAX_PRUNE_RATIO of the indexed documents, which is what a mistyped folder, bucket or prefix looks like. New and changed documents were written. Check the source; if the deletions are meant, run again with --force-prune. The ingest command exits 1.',
+  },
   RAG_INGEST_INTERRUPTED: {
     status: 503,
     message:

@@ -6,6 +6,15 @@ export interface IngestFailure {
   code: ErrorCode;
 }
 
+/** Why a run deleted none of the documents its listing lost (RAG_PRUNE_REFUSED). */
+export interface PruneRefusal {
+  /** Indexed documents the listing no longer has: what pruning would have deleted. */
+  deletedDocuments: number;
+  indexedDocuments: number;
+  /** The numbers, in words, for the RAG_PRUNE_REFUSED line. */
+  reason: string;
+}
+
 /** What an ingest run did; `toLine()` is the job's last line, which operators grep for. */
 export class IngestSummary {
   files = 0;
@@ -20,6 +29,8 @@ export class IngestSummary {
   /** Documents listed but left for the next run because the run was stopped: nothing of them was written. */
   abandoned = 0;
   readonly failures: IngestFailure[] = [];
+  /** Set when the prune guard kept the documents the listing lost: the listing was empty or lost too many. */
+  pruneRefused: PruneRefusal | undefined;
 
   get skipped(): number {
     return this.unchanged + this.unsupported;

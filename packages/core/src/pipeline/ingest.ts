@@ -1,5 +1,4 @@
 import pLimit from 'p-limit';
-import { inBatches } from '../batches.ts';
 import { chunkMarkdown } from '../chunking/chunk-markdown.ts';
 import type { ConverterRegistry } from '../converters/converter-registry.ts';
 import type { IndexedDocument } from '../domain.ts';
@@ -11,6 +10,7 @@ import type { VectorStore } from '../stores/vector-store.ts';
 import { contentHashOf, vectorizeChunks, type ChunkOptions } from './index-document.ts';
 import { IngestSummary } from './ingest-summary.ts';
 import { IngestWriter, isWhole, type WriteCompletion } from './ingest-writer.ts';
+import { pruneDeleted } from './prune.ts';
 
 export interface IngestOptions {
   source: DocumentSource;
@@ -25,12 +25,21 @@ export interface IngestOptions {
   writeBatchPoints?: number;
   /** Delete the points of documents no longer in the source (default true). */
   prune: boolean;
+  /**
+   * Share of the indexed documents (0 to 1, default 0.5) a run may prune: past it, or when the listing
+   * is empty, nothing is pruned and the summary says why (`pruneRefused`). INGEST_MAX_PRUNE_RATIO.
+   */
+  maxPruneRatio?: number;
+  /** Prune past `maxPruneRatio` and on an empty listing (--force-prune). */
+  forcePrune?: boolean;
   /** List each document with its chunk count; write nothing. */
   dryRun: boolean;
   logger: Logger;
   onDocument?: (uri: string, summary: IngestSummary) => void;
   /** In a dry run, each document with the number of chunks it would have. */
   onPlanned?: (uri: string, chunks: number) => void;
+  /** In a dry run, each document pruning would delete, with its points (refused or not). */
+  onPlannedPrune?: (uri: string, points: number) => void;
   /**
    * Stops the run (SIGTERM): no document is started any more, those being read, converted or embedded
    * are abandoned (nothing of them is written), writes already queued finish, and nothing is pruned.
@@ -40,8 +49,7 @@ export interface IngestOptions {
 }
 
 const DEFAULT_WRITE_BATCH_POINTS = 512;
-/** Ids per delete call when pruning, to keep each request (an `id IN (…)` filter in LanceDB) small. */
-const PRUNE_BATCH = 1000;
+const DEFAULT_MAX_PRUNE_RATIO = 0.5;
 
 interface Run {
   options: IngestOptions;
@@ -80,7 +88,17 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     await Promise.all(writing);
   }
   if (options.signal?.aborted) return interrupted(run);
-  if (options.prune) await pruneDeleted(indexed, seen, run);
+  if (options.prune) {
+    await pruneDeleted(indexed, seen, run.summary, {
+      store: options.store,
+      logger: options.logger,
+      dryRun: options.dryRun,
+      maxPruneRatio: options.maxPruneRatio ?? DEFAULT_MAX_PRUNE_RATIO,
+      forcePrune: options.forcePrune ?? false,
+      onPlannedPrune: options.onPlannedPrune,
+      signal: options.signal,
+    });
+  }
   return options.signal?.aborted ? interrupted(run) : run.summary;
 }
 
@@ -180,30 +198,4 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
       summary.deletes += staleIds.length;
     }),
   };
-}
-
-/**
- * Deletes the points of documents the source no longer lists, once every other document was
- * written. A failed write (store, embedder, source) blocks pruning: the failed document may be the
- * new name of a deleted one, whose points are then the only copy. An unreadable document does not:
- * it keeps its own points, and a scanned PDF must not stop a bucket from ever being pruned.
- */
-async function pruneDeleted(indexed: Map<string, IndexedDocument>, seen: Set<string>, { options, summary }: Run): Promise<void> {
-  const deleted = [...indexed.values()].filter((document) => !seen.has(document.source));
-  if (deleted.length === 0) return;
-  const writeFailures = summary.failures.filter((failure) => failure.code !== 'RAG_DOCUMENT_UNREADABLE').length;
-  if (writeFailures > 0) {
-    options.logger.warn({ deletedDocuments: deleted.length, writeFailures }, 'prune skipped because documents failed to be written; the next clean run prunes');
-    return;
-  }
-  for (const document of deleted) {
-    options.logger.info({ uri: document.source, chunks: document.chunkIds.length }, options.dryRun ? 'dry run: would prune deleted document' : 'pruning deleted document');
-  }
-  if (options.dryRun) return;
-  const ids = deleted.flatMap((document) => document.chunkIds);
-  for (const batch of inBatches(ids, PRUNE_BATCH)) {
-    if (options.signal?.aborted) return;
-    await options.store.deleteByIds(batch);
-    summary.deletes += batch.length;
-  }
 }

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configSchema, loadConfig, Telemetry } from '@rag/core';
@@ -112,12 +111,4 @@ describe('the dashboard and alert rules', () => {
     const upstream = expressions.flatMap((expression) => expression.match(/\b(?:te|rest_responses)_[a-z_]+/g) ?? []);
     expect(upstream.length, 'the dashboard shows TEI and Qdrant').toBeGreaterThan(3);
   });
-
-  const promtool = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((path) => existsSync(path));
-  if (!promtool) console.warn('promtool is not installed (Debian package prometheus): the rule syntax check is skipped');
-  it.skipIf(!promtool)('pass promtool check rules', () => {
-    const output = execFileSync(promtool!, ['check', 'rules', join(files, 'rag-alerts.yml')], { encoding: 'utf8' });
-    expect(output).toContain('SUCCESS');
-  });
-
 });

@@ -71,6 +71,7 @@ const paths: Array<readonly [Peer, Peer, number]> = [
   scrape('qdrant', 6333),
   scrape('kube-state-metrics', 8080),
   [inRag('grafana'), inRag('prometheus'), 9090],
+  [inRag('prometheus'), inRag('alertmanager'), 9093],
 ];
 
 const refused: Array<readonly [Peer, Peer, number]> = [
@@ -78,6 +79,7 @@ const refused: Array<readonly [Peer, Peer, number]> = [
   [client, inRag('embed-tei'), 8080],
   [client, inRag('prometheus'), 9090],
   [client, inRag('grafana'), 3000],
+  [client, inRag('alertmanager'), 9093],
   [inRag('ingest'), inRag('rerank-tei'), 8080],
   [inRag('grafana'), inRag('qdrant'), 6333],
   [inRag('retrieval'), google, 443],

@@ -50,6 +50,11 @@ export interface IngestOptions {
 
 const DEFAULT_WRITE_BATCH_POINTS = 512;
 const DEFAULT_MAX_PRUNE_RATIO = 0.5;
+/**
+ * Documents listed ahead of those being processed, per unit of concurrency: the listing is read only
+ * as fast as documents are synced, so memory holds a window of documents, not the whole listing.
+ */
+const LISTED_AHEAD_PER_WORKER = 2;
 
 interface Run {
   options: IngestOptions;
@@ -66,16 +71,18 @@ interface Run {
 export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const run: Run = { options, summary: new IngestSummary(), writer: new IngestWriter(options.store, options.writeBatchPoints ?? DEFAULT_WRITE_BATCH_POINTS) };
   const indexed = new Map((await options.store.listDocuments()).map((document) => [document.source, asIndexed(document)]));
+  // The uris listed are all the run keeps of the listing: pruning needs them.
   const seen = new Set<string>();
   const limit = pLimit(options.concurrency);
-  const preparing: Promise<void>[] = [];
-  const writing: Promise<void>[] = [];
+  const preparing = new Set<Promise<void>>();
+  const writing = new Set<Promise<void>>();
   try {
     for await (const document of options.source.list(options.signal)) {
       if (options.signal?.aborted) break;
       run.summary.files += 1;
       seen.add(document.uri);
-      preparing.push(limit(() => syncDocumentSafely(document, indexed.get(document.uri), run, writing)));
+      track(preparing, limit(() => syncDocumentSafely(document, indexed.get(document.uri), run, writing)));
+      while (preparing.size >= options.concurrency * LISTED_AHEAD_PER_WORKER) await Promise.race(preparing);
     }
   } catch (error) {
     // A listing stopped by the signal is an interruption, not a source failure.
@@ -102,6 +109,12 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   return options.signal?.aborted ? interrupted(run) : run.summary;
 }
 
+/** Keeps a promise in `pending` until it settles, so the set holds only what is still running. */
+function track(pending: Set<Promise<void>>, promise: Promise<void>): void {
+  const settled: Promise<void> = promise.finally(() => pending.delete(settled));
+  pending.add(settled);
+}
+
 /** A document a killed run left half written (see IngestWriter) has no version: the run re-syncs it. */
 function asIndexed(document: IndexedDocument): IndexedDocument {
   return isWhole(document) ? document : { ...document, contentHash: '', sourceVersion: undefined };
@@ -117,7 +130,7 @@ function interrupted({ options, summary }: Run): IngestSummary {
   return summary;
 }
 
-async function syncDocumentSafely(document: SourceDocument, previous: IndexedDocument | undefined, run: Run, writing: Promise<void>[]): Promise<void> {
+async function syncDocumentSafely(document: SourceDocument, previous: IndexedDocument | undefined, run: Run, writing: Set<Promise<void>>): Promise<void> {
   if (run.options.signal?.aborted) {
     run.summary.abandoned += 1;
     return;
@@ -125,7 +138,8 @@ async function syncDocumentSafely(document: SourceDocument, previous: IndexedDoc
   try {
     const write = await syncDocument(document, previous, run);
     if (write) {
-      writing.push(
+      track(
+        writing,
         write.done.then(
           () => done(document, run),
           (error: unknown) => failed(document, error, run),

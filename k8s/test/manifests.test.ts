@@ -74,7 +74,7 @@ describe('the rag namespace manifests', () => {
 describe('the dashboard and alert rules', () => {
   const files = join(ragDir, 'observability/files');
   const dashboard = JSON.parse(readFileSync(join(files, 'rag-pipeline.json'), 'utf8'));
-  const rules = readYaml(join(files, 'rag-alerts.yml'))[0].groups.flatMap((group: Manifest) => group.rules);
+  const rules = ['rag-alerts.yml', 'rag-cost.yml'].flatMap((file) => readYaml(join(files, file))[0].groups.flatMap((group: Manifest) => group.rules));
   const expressions: string[] = [...dashboard.panels.flatMap((panel: Manifest) => panel.targets.map((target: Manifest) => target.expr)), ...rules.map((rule: Manifest) => rule.expr)];
 
   it('query only series the service exposes', async () => {

@@ -16,7 +16,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeResultsSection } from './results-file.ts';
 import type autocannon from 'autocannon';
-import { Answerer, createLogger, encodeQuery, ingest, Retriever, Telemetry } from '../packages/core/src/index.ts';
+import { Answerer, createLogger, encodeQuery, ingest, PUBLIC_ONLY, Retriever, Telemetry } from '../packages/core/src/index.ts';
 import { LanceDbStore } from '../packages/core/src/embedded.ts';
 import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough } from '../packages/core/src/ingestion.ts';
 import { buildApp } from '../services/retrieval/src/app.ts';
@@ -87,11 +87,11 @@ async function main(): Promise<void> {
     console.error(`${queries.length} queries, e.g. ${JSON.stringify(queries[0])}`);
 
     const retriever = new Retriever({ store, embedder: undefined, reranker: undefined, rerankCandidates: 50, telemetry });
-    for (const query of queries) await retriever.search(query, TOP_K);
-    const empty = (await Promise.all(queries.map((query) => retriever.search(query, TOP_K)))).filter((hits) => hits.length === 0).length;
-    const inProcess = await measure(queries, (query) => retriever.search(query, TOP_K));
+    for (const query of queries) await retriever.search(query, TOP_K, PUBLIC_ONLY);
+    const empty = (await Promise.all(queries.map((query) => retriever.search(query, TOP_K, PUBLIC_ONLY)))).filter((hits) => hits.length === 0).length;
+    const inProcess = await measure(queries, (query) => retriever.search(query, TOP_K, PUBLIC_ONLY));
     const encoding = await measure(queries, async (query) => encodeQuery(query));
-    const storeSearch = await measure(queries, (query) => store.search({ sparse: encodeQuery(query), limit: TOP_K, prefetchLimit: 20 }));
+    const storeSearch = await measure(queries, (query) => store.search({ sparse: encodeQuery(query), limit: TOP_K, prefetchLimit: 20, visibleGroups: PUBLIC_ONLY }));
     const rssAfterInProcess = peakRssMiB();
     console.error(`in process: p50 ${ms(inProcess.p50)} ms, ${inProcess.perSecond.toFixed(0)} queries/s`);
 

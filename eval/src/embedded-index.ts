@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Answerer, chunkMarkdown, createChatModel, createEmbedder, createReranker, createStore, encodeDocument, ingest, RagError, Retriever, Telemetry, type Config, type Embedder, type IndexedChunk, type Logger, type VectorStore } from '@rag/core';
+import { Answerer, chunkMarkdown, createChatModel, createEmbedder, createReranker, createStore, encodeDocument, ingest, PUBLIC_ONLY, RagError, Retriever, Telemetry, type Config, type Embedder, type IndexedChunk, type Logger, type VectorStore } from '@rag/core';
 import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough } from '@rag/core/ingestion';
 import type { ChatReply, EvalBackend, EvalPassage } from './backend.ts';
 import type { GoldenCorpus } from './golden-set.ts';
@@ -101,7 +101,7 @@ export class EmbeddedIndex implements EvalBackend {
     for await (const document of documents) {
       const contentHash = createHash('sha256').update(document.markdown).digest('hex');
       for (const chunk of chunkMarkdown(document.markdown, document.source, chunking)) {
-        pending.push({ ...chunk, contentHash, sparse: encodeDocument(chunk.text), ingestedAt });
+        pending.push({ ...chunk, contentHash, groups: [], sparse: encodeDocument(chunk.text), ingestedAt });
       }
       if (pending.length >= batchChunks) await flush();
     }
@@ -109,13 +109,14 @@ export class EmbeddedIndex implements EvalBackend {
     return total;
   }
 
+  /** What an anonymous /search sees: public documents only (golden-set corpora have no access rules). */
   async search(query: string, k: number): Promise<EvalPassage[]> {
-    const hits = await this.retriever.search(query, k);
+    const hits = await this.retriever.search(query, k, PUBLIC_ONLY);
     return hits.map((hit) => ({ source: hit.source, headingPath: hit.headingPath, chunkIndex: hit.chunkIndex, text: hit.text, score: hit.score }));
   }
 
   async chat(query: string): Promise<ChatReply> {
-    const answer = await this.answerer.answer(query, this.config.TOP_K);
+    const answer = await this.answerer.answer(query, this.config.TOP_K, PUBLIC_ONLY);
     return {
       answer: answer.answer,
       citations: answer.citations.map((citation) => ({ source: citation.source, chunkIndex: citation.chunkIndex })),

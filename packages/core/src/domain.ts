@@ -21,6 +21,8 @@ export interface DocumentVersion {
 }
 
 export interface IndexedChunk extends Chunk, DocumentVersion {
+  /** Groups allowed to read the chunk's document; empty: public (see access/groups.ts). */
+  groups: readonly string[];
   dense?: number[] | undefined;
   sparse: SparseVector;
   ingestedAt: string;
@@ -30,6 +32,11 @@ export interface IndexedChunk extends Chunk, DocumentVersion {
 export interface IndexedDocument extends DocumentVersion {
   source: string;
   chunkIds: string[];
+  /**
+   * Groups its chunks carry (normalized: sorted, unique); undefined when they disagree, as a groups update
+   * cut short leaves them: never equal to the listing's groups, so the next run rewrites them.
+   */
+  groups: readonly string[] | undefined;
 }
 
 export interface SearchHit {

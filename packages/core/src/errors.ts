@@ -47,6 +47,11 @@ export const errorCatalog = {
   RAG_GATEWAY_TIMEOUT: { status: 504, message: 'The LLM gateway did not answer in time (GATEWAY_TIMEOUT_MS).' },
   RAG_CONVERTER_UNAVAILABLE: { status: 503, message: 'The document converter is unreachable or failing. Check DOCLING_URL.' },
   RAG_SOURCE_UNAVAILABLE: { status: 503, message: 'The document source cannot be read. Check the path or bucket and its credentials.' },
+  RAG_ACCESS_FILE_INVALID: {
+    status: 500,
+    message:
+      'The folder\'s .rag-access.yaml cannot be read, so nothing was indexed (restricted documents must never be indexed as public). Expected: `rules: [{path: "hr/**", groups: [hr]}]`, each rule with a glob and at least one group.',
+  },
   RAG_DOCUMENT_UNREADABLE: { status: 422, message: 'The document could not be converted to text.' },
   RAG_PRUNE_REFUSED: {
     status: 409,

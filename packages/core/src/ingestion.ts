@@ -7,6 +7,7 @@ export { ConverterRegistry, extensionOf } from './converters/converter-registry.
 export { MarkdownPassthrough } from './converters/markdown.ts';
 export type { DocumentSource, SourceDocument } from './sources/document-source.ts';
 export { LocalDirectorySource } from './sources/local-dir.ts';
+export { ACCESS_FILE, AccessRules } from './access/access-rules.ts';
 export { HtmlConverter, htmlToMarkdown } from './converters/html.ts';
 export { PdfConverter } from './converters/pdf.ts';
 export { DocxConverter } from './converters/docx.ts';

@@ -197,6 +197,7 @@ describe('the real server process with a collection built by another model', () 
         metadata: { embedding_model: 'other-model', embedding_dimension: FAKE_EMBED_DIMENSION },
       },
       points: new Map(),
+      payloadIndexes: new Map(),
     });
     const qdrantServer = await startFakeServer(qdrant.handle);
     const embedServer = await startFakeServer(teiEmbed);

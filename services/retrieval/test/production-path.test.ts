@@ -64,15 +64,17 @@ describe('POST /search on the production path', () => {
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
   });
 
-  it('sends Qdrant one hybrid query: dense + bm25 prefetches, RRF fusion, RERANK_CANDIDATES results', async () => {
+  it('sends Qdrant one hybrid query: dense + bm25 prefetches each filtered to public points (no auth file), RRF fusion, RERANK_CANDIDATES results', async () => {
     await postJson(stack.baseUrl, '/search', { query, k: 3 });
     const prefetchLimit = Math.max(stack.rerankCandidates, 20);
+    const publicOnly = { should: [{ is_empty: { key: 'groups' } }] };
     expect(stack.qdrant.queries.at(-1)).toEqual({
       prefetch: [
-        { query: hashedEmbedding(query), using: 'dense', limit: prefetchLimit },
-        { query: encodeQuery(query), using: 'bm25', limit: prefetchLimit },
+        { query: hashedEmbedding(query), using: 'dense', filter: publicOnly, limit: prefetchLimit },
+        { query: encodeQuery(query), using: 'bm25', filter: publicOnly, limit: prefetchLimit },
       ],
       query: { fusion: 'rrf' },
+      filter: publicOnly,
       limit: stack.rerankCandidates,
       with_payload: true,
     });

@@ -47,13 +47,14 @@ export class Answerer {
     return this.options.chatModel ? 'llm' : 'extractive';
   }
 
-  async answer(question: string, k: number, signal?: AbortSignal): Promise<ChatAnswer> {
-    const { passages, reranked } = await this.relevantPassages(question, k, signal);
+  /** `visibleGroups`: the caller's groups (see Retriever.retrieve); the answer is made of their passages only. */
+  async answer(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal): Promise<ChatAnswer> {
+    const { passages, reranked } = await this.relevantPassages(question, k, visibleGroups, signal);
     return { ...(await this.answerFrom(question, passages, signal)), reranked };
   }
 
-  async *stream(question: string, k: number, signal?: AbortSignal): AsyncIterable<AnswerStreamEvent> {
-    const { passages, reranked } = await this.relevantPassages(question, k, signal);
+  async *stream(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal): AsyncIterable<AnswerStreamEvent> {
+    const { passages, reranked } = await this.relevantPassages(question, k, visibleGroups, signal);
     const chatModel = this.options.chatModel;
     if (passages.length === 0 || !chatModel) {
       const answer = { ...(passages.length === 0 ? this.notCovered() : this.extractive(question, passages)), reranked };
@@ -88,8 +89,13 @@ export class Answerer {
   }
 
   /** The retrieved passages, or none when the best one is not relevant enough to answer from. */
-  private async relevantPassages(question: string, k: number, signal?: AbortSignal): Promise<{ passages: SearchHit[]; reranked: boolean | undefined }> {
-    const { hits, reranked } = await this.options.retriever.retrieve(question, k, signal);
+  private async relevantPassages(
+    question: string,
+    k: number,
+    visibleGroups: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<{ passages: SearchHit[]; reranked: boolean | undefined }> {
+    const { hits, reranked } = await this.options.retriever.retrieve(question, k, visibleGroups, signal);
     const best = hits[0];
     const relevant = best !== undefined && this.isRelevant(question, best);
     return { passages: relevant ? hits : [], reranked };

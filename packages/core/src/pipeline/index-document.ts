@@ -13,10 +13,10 @@ export function contentHashOf(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-/** Adds dense (when an embedder is configured) and BM25 sparse vectors to a document's chunks. */
+/** Adds dense (when an embedder is configured) and BM25 sparse vectors to a document's chunks, with its version and groups. */
 export async function vectorizeChunks(
   chunks: Chunk[],
-  version: DocumentVersion,
+  version: DocumentVersion & Pick<IndexedChunk, 'groups'>,
   embedder: Embedder | undefined,
   batchSize: number,
   onEmbedCall: () => void,

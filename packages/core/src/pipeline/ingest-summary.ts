@@ -24,6 +24,8 @@ export class IngestSummary {
   unchanged = 0;
   unsupported = 0;
   embedCalls = 0;
+  /** Documents whose access groups alone changed: groups rewritten in place, nothing embedded; their points count in `upserts`. */
+  groupUpdates = 0;
   /** The run was stopped (its signal aborted) before the sync was through; documents it did not reach were not pruned. */
   interrupted = false;
   /** Documents listed but left for the next run because the run was stopped: nothing of them was written. */

@@ -5,6 +5,8 @@ import type { VectorStore } from '../stores/vector-store.ts';
 interface PendingWrite {
   chunks: IndexedChunk[];
   staleIds: string[];
+  /** A document whose groups alone changed: its points get these groups, nothing else is written. */
+  groupsUpdate?: { source: string; groups: readonly string[] } | undefined;
   settle: (error?: unknown) => void;
 }
 
@@ -24,6 +26,9 @@ export interface WriteCompletion {
  * requests (Qdrant: 64 points each), so a process killed in the middle leaves a prefix of them
  * written; in reverse order, a document whose chunk 0 is not yet of the new version is never taken
  * for complete: chunk 0 is still the old version (mixed versions) or absent (see `isWhole`).
+ *
+ * Groups updates (a document whose access groups alone changed) go through the same queue, after the
+ * batch's upserts and deletes, so that the store sees one write at a time.
  */
 export class IngestWriter {
   private batch: PendingWrite[] = [];
@@ -42,11 +47,20 @@ export class IngestWriter {
    * a slow store holds back embedding instead of letting vectors pile up in memory.
    */
   async enqueue(chunks: IndexedChunk[], staleIds: string[]): Promise<WriteCompletion> {
+    return this.queue({ chunks, staleIds }, chunks.length + staleIds.length);
+  }
+
+  /** Queues rewriting the groups of a document's `points` points. */
+  async enqueueGroups(source: string, groups: readonly string[], points: number): Promise<WriteCompletion> {
+    return this.queue({ chunks: [], staleIds: [], groupsUpdate: { source, groups } }, points);
+  }
+
+  private async queue(write: Omit<PendingWrite, 'settle'>, points: number): Promise<WriteCompletion> {
     while (this.flushesInFlight >= 2) await this.lastFlush.catch(() => {});
     const done = new Promise<void>((resolve, reject) => {
-      this.batch.push({ chunks, staleIds, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+      this.batch.push({ ...write, settle: (error) => (error === undefined ? resolve() : reject(error)) });
     });
-    this.batchPoints += chunks.length + staleIds.length;
+    this.batchPoints += points;
     if (this.batchPoints >= this.flushAtPoints) void this.flush();
     return { done };
   }
@@ -69,6 +83,7 @@ export class IngestWriter {
     try {
       await this.store.upsert(batch.flatMap((write) => [...write.chunks].reverse()));
       await this.store.deleteByIds(batch.flatMap((write) => write.staleIds));
+      for (const { groupsUpdate } of batch) if (groupsUpdate) await this.store.setGroups(groupsUpdate.source, groupsUpdate.groups);
     } catch (error) {
       for (const write of batch) write.settle(error);
       return;

@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { sameGroups } from '../access/groups.ts';
 import { chunkMarkdown } from '../chunking/chunk-markdown.ts';
 import type { ConverterRegistry } from '../converters/converter-registry.ts';
 import type { IndexedDocument } from '../domain.ts';
@@ -179,15 +180,11 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
   }
   const checkChanges = previous !== undefined && !options.dryRun;
   if (checkChanges && document.sourceVersion !== undefined && previous.sourceVersion === document.sourceVersion) {
-    summary.unchanged += 1;
-    return undefined;
+    return keepContent(document, previous, run);
   }
   const bytes = await document.read(options.signal);
   const contentHash = contentHashOf(bytes);
-  if (checkChanges && previous.contentHash === contentHash) {
-    summary.unchanged += 1;
-    return undefined;
-  }
+  if (checkChanges && previous.contentHash === contentHash) return keepContent(document, previous, run);
   const markdown = await converter.toMarkdown(bytes, document.uri, options.signal);
   const chunks = chunkMarkdown(markdown, document.uri, options.chunking);
   summary.chunks += chunks.length;
@@ -196,7 +193,7 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
     options.onPlanned?.(document.uri, chunks.length);
     return undefined;
   }
-  const version = { contentHash, sourceVersion: document.sourceVersion };
+  const version = { contentHash, sourceVersion: document.sourceVersion, groups: document.groups };
   const onEmbedCall = () => (summary.embedCalls += 1);
   const vectorized = await vectorizeChunks(chunks, version, options.embedder, options.embedBatchSize, onEmbedCall, options.signal).catch((error: unknown) => {
     // The chunks of a document abandoned by a stopped run are not part of what the run did.
@@ -210,6 +207,26 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
     done: write.done.then(() => {
       summary.upserts += vectorized.length;
       summary.deletes += staleIds.length;
+    }),
+  };
+}
+
+/**
+ * A document whose content did not change is skipped, unless its access groups did (an edited
+ * .rag-access.yaml, new `rag-groups` metadata): then only its points' groups are rewritten, with no read,
+ * conversion or embedding. Its points count in the summary's upserts, as points written.
+ */
+async function keepContent(document: SourceDocument, previous: IndexedDocument, { options, summary, writer }: Run): Promise<WriteCompletion | undefined> {
+  if (sameGroups(previous.groups, document.groups)) {
+    summary.unchanged += 1;
+    return undefined;
+  }
+  options.logger.info({ uri: document.uri, groups: document.groups, points: previous.chunkIds.length }, 'access groups changed: rewriting them, nothing re-embedded');
+  const write = await writer.enqueueGroups(document.uri, document.groups, previous.chunkIds.length);
+  return {
+    done: write.done.then(() => {
+      summary.upserts += previous.chunkIds.length;
+      summary.groupUpdates += 1;
     }),
   };
 }

@@ -53,16 +53,21 @@ export class Retriever {
     return this.options.reranker !== undefined;
   }
 
-  async search(query: string, k: number, signal?: AbortSignal): Promise<SearchHit[]> {
-    return (await this.retrieve(query, k, signal)).hits;
+  async search(query: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal): Promise<SearchHit[]> {
+    return (await this.retrieve(query, k, visibleGroups, signal)).hits;
   }
 
-  async retrieve(query: string, k: number, signal?: AbortSignal): Promise<Retrieval> {
+  /**
+   * `visibleGroups`: the caller's groups; only public passages and those of these groups are searched
+   * (PUBLIC_ONLY for a caller without groups). The store filters while it ranks, so k visible passages
+   * come back whenever that many match.
+   */
+  async retrieve(query: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal): Promise<Retrieval> {
     const { store, reranker, rerankCandidates, telemetry } = this.options;
     const [dense, sparse] = await Promise.all([this.embedQuery(query, signal), this.encodeSparse(query)]);
     const limit = reranker ? Math.max(rerankCandidates, k) : k;
     const candidates = await timed(
-      () => store.search({ dense, sparse, limit, prefetchLimit: Math.max(limit, MIN_PREFETCH) }, signal),
+      () => store.search({ dense, sparse, limit, prefetchLimit: Math.max(limit, MIN_PREFETCH), visibleGroups }, signal),
       (seconds) => telemetry.recordStage('search', seconds),
     );
     const reranked = reranker && candidates.length > k ? await this.rerankOrFallBack(query, candidates, signal) : undefined;

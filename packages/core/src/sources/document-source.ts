@@ -8,6 +8,12 @@ export interface SourceDocument {
    * file's mtime and size). A different value only means "read it and compare the content hash".
    */
   sourceVersion?: string | undefined;
+  /**
+   * Groups allowed to read it, normalized (see access/groups.ts); empty: public. A folder's `.rag-access.yaml`
+   * rules, a GCS object's `rag-groups` metadata. Known from the listing, so a change of groups alone is
+   * applied without reading the document.
+   */
+  groups: string[];
   read(signal?: AbortSignal): Promise<Buffer>;
 }
 

@@ -1,4 +1,5 @@
 import { Storage, type File, type GetFilesOptions } from '@google-cloud/storage';
+import { parseGroupList } from '../access/groups.ts';
 import { RagError } from '../errors.ts';
 import type { DocumentSource, SourceDocument } from './document-source.ts';
 
@@ -15,11 +16,15 @@ export interface GcsSourceOptions {
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
+/** Custom metadata key holding an object's access groups, comma-separated (`gcloud storage objects update --custom-metadata=rag-groups=hr`). */
+export const GROUPS_METADATA_KEY = 'rag-groups';
 
 /**
  * Every object under a prefix of a bucket, in the API's lexicographic order, page after page.
  * Listing costs no download: the object's MD5 (or, for composite objects that have none, its
- * generation) is the source version that lets an unchanged object be skipped unread.
+ * generation) is the source version that lets an unchanged object be skipped unread. The listing also
+ * carries each object's custom metadata (the default `noAcl` projection), where `rag-groups` names the
+ * groups allowed to read it.
  */
 export class GcsSource implements DocumentSource {
   readonly description: string;
@@ -46,10 +51,12 @@ export class GcsSource implements DocumentSource {
 
   private document(file: File): SourceDocument {
     const uri = `gs://${this.options.bucket}/${file.name}`;
-    const { md5Hash, generation } = file.metadata;
+    const { md5Hash, generation, metadata } = file.metadata;
+    const groups = metadata?.[GROUPS_METADATA_KEY];
     return {
       uri,
       sourceVersion: md5Hash ? `md5:${md5Hash}` : `generation:${String(generation)}`,
+      groups: parseGroupList(typeof groups === 'string' ? groups : undefined),
       read: async () => {
         try {
           const [bytes] = await file.download();

@@ -1,12 +1,14 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
+import { ACCESS_FILE, AccessRules } from '../access/access-rules.ts';
 import { RagError } from '../errors.ts';
 import type { DocumentSource, SourceDocument } from './document-source.ts';
 
 /**
  * Every file under a folder, recursively, in sorted path order (the order GCS lists a bucket).
  * The document uri is the path relative to the folder, with `/`. `include` narrows the walk to
- * some files or sub-folders (the default corpus: README.md and docs/).
+ * some files or sub-folders (the default corpus: README.md and docs/). The folder's `.rag-access.yaml`
+ * gives each document its groups (see AccessRules) and is never listed itself.
  */
 export class LocalDirectorySource implements DocumentSource {
   readonly description: string;
@@ -20,21 +22,26 @@ export class LocalDirectorySource implements DocumentSource {
   }
 
   async *list(): AsyncIterable<SourceDocument> {
+    // Read before any document is listed: an unreadable access file must stop the run, not make documents public.
+    const access = await AccessRules.load(this.root);
+    const accessFile = join(this.root, ACCESS_FILE);
     const paths = await Promise.all(this.include.map((path) => this.walkPath(path))).catch((error: unknown) => {
       throw new RagError('RAG_SOURCE_UNAVAILABLE', `Cannot read ${this.description}.`, { cause: error });
     });
-    for (const path of paths.flat().sort()) yield this.document(path);
+    for (const path of paths.flat().sort()) if (path !== accessFile) yield this.document(path, access);
   }
 
   private async walkPath(path: string): Promise<string[]> {
     return (await stat(path)).isDirectory() ? this.walk(path) : [path];
   }
 
-  private async document(path: string): Promise<SourceDocument> {
+  private async document(path: string, access: AccessRules): Promise<SourceDocument> {
     const info = await stat(path);
+    const uri = relative(this.root, path).split(sep).join('/');
     return {
-      uri: relative(this.root, path).split(sep).join('/'),
+      uri,
       sourceVersion: `${info.mtimeMs}:${info.size}`,
+      groups: access.groupsOf(uri),
       read: () => readFile(path),
     };
   }

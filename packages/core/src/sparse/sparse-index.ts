@@ -137,11 +137,17 @@ export class SparseIndex {
     }
   }
 
-  search(query: SparseVector, limit: number): SparseMatch[] {
+  /**
+   * The `limit` best matches among the documents `isVisible` accepts (all by default). The others are
+   * skipped while ranking, so they never take a place in the top `limit`, but still count in N and in
+   * each index's document frequency, as in Qdrant, whose IDF is the whole collection's whatever the filter.
+   */
+  search(query: SparseVector, limit: number, isVisible?: (id: string) => boolean): SparseMatch[] {
     if (limit <= 0) return [];
     const best = new BestMatches(limit);
     for (const slot of this.accumulate(query)) {
-      best.offer(this.idOfSlot[slot]!, this.scores[slot]!);
+      const id = this.idOfSlot[slot]!;
+      if (isVisible === undefined || isVisible(id)) best.offer(id, this.scores[slot]!);
       this.scores[slot] = 0;
     }
     return best.sorted();

@@ -1,3 +1,4 @@
+import { sameGroups } from '../access/groups.ts';
 import type { DocumentVersion, IndexedDocument } from '../domain.ts';
 
 /** Marks a document whose chunks disagree on the version (an interrupted sync): never equal to a real hash. */
@@ -6,12 +7,19 @@ const MIXED_VERSIONS = '';
 /**
  * Adds one stored chunk to its document, for VectorStore.listDocuments. Chunks of two versions mean a
  * run stopped between an upsert and its stale deletes: no version then matches, so the next run
- * re-syncs the document and deletes the leftovers.
+ * re-syncs the document and deletes the leftovers. Chunks of two sets of groups (a groups update cut
+ * short) leave the document's groups undefined, so the next run rewrites them.
  */
-export function addChunkToDocuments(documents: Map<string, IndexedDocument>, source: string, chunkId: string, version: DocumentVersion): void {
+export function addChunkToDocuments(
+  documents: Map<string, IndexedDocument>,
+  source: string,
+  chunkId: string,
+  version: DocumentVersion,
+  groups: readonly string[],
+): void {
   const document = documents.get(source);
   if (!document) {
-    documents.set(source, { source, contentHash: version.contentHash, sourceVersion: version.sourceVersion, chunkIds: [chunkId] });
+    documents.set(source, { source, contentHash: version.contentHash, sourceVersion: version.sourceVersion, chunkIds: [chunkId], groups });
     return;
   }
   document.chunkIds.push(chunkId);
@@ -19,4 +27,5 @@ export function addChunkToDocuments(documents: Map<string, IndexedDocument>, sou
     document.contentHash = MIXED_VERSIONS;
     document.sourceVersion = undefined;
   }
+  if (!sameGroups(document.groups, groups)) document.groups = undefined;
 }

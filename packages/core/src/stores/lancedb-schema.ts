@@ -12,6 +12,7 @@ export function chunkTableSchema(dimension: number | null): Schema {
     new Field('ingested_at', new Utf8(), false),
     new Field('content_hash', new Utf8(), false),
     new Field('source_version', new Utf8(), true),
+    new Field(GROUPS_COLUMN, groupsType(), true),
     new Field('sparse_indices', new List(new Field('item', new Uint32(), true)), false),
     // Qdrant stores sparse values as float32; so do we, so that both modes score alike.
     new Field('sparse_values', new List(new Field('item', new Float32(), true)), false),
@@ -20,6 +21,18 @@ export function chunkTableSchema(dimension: number | null): Schema {
     fields.push(new Field('dense', new FixedSizeList(dimension, new Field('item', new Float32(), true)), false));
   }
   return new Schema(fields);
+}
+
+/**
+ * Groups allowed to read the chunk; [] is public, and so is null: what a table made before access groups
+ * existed holds once open() has added the column (see GROUPS_COLUMN_SQL).
+ */
+export const GROUPS_COLUMN = 'groups';
+/** How open() adds the column to an older table: null on every existing row, i.e. public, as before. */
+export const GROUPS_COLUMN_SQL = "arrow_cast(NULL, 'List(Utf8)')";
+
+function groupsType(): List<Utf8> {
+  return new List(new Field('item', new Utf8(), true));
 }
 
 /** One table row; an index signature because LanceDB takes rows as plain records. */
@@ -32,6 +45,7 @@ export interface ChunkRow extends Record<string, unknown> {
   ingested_at: string;
   content_hash: string;
   source_version: string | null;
+  groups: string[];
   sparse_indices: number[];
   sparse_values: number[];
   dense?: number[];
@@ -47,6 +61,7 @@ export function toChunkRow(chunk: IndexedChunk, withDense: boolean): ChunkRow {
     ingested_at: chunk.ingestedAt,
     content_hash: chunk.contentHash,
     source_version: chunk.sourceVersion ?? null,
+    groups: [...chunk.groups],
     sparse_indices: chunk.sparse.indices,
     sparse_values: chunk.sparse.values,
   };
@@ -63,6 +78,7 @@ export const PAYLOAD_COLUMNS = [
   'text',
   'content_hash',
   'source_version',
+  GROUPS_COLUMN,
   'sparse_indices',
   'sparse_values',
 ];

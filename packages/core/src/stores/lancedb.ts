@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import { connect, type Connection, type Table } from '@lancedb/lancedb';
 import type { FixedSizeList } from 'apache-arrow';
+import { isVisibleTo, normalizeGroups } from '../access/groups.ts';
 import type { EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit } from '../domain.ts';
 import { RagError } from '../errors.ts';
 import { reciprocalRankFusion } from '../fusion/rrf.ts';
 import { SparseIndex } from '../sparse/sparse-index.ts';
-import { chunkTableSchema, PAYLOAD_COLUMNS, toChunkRow } from './lancedb-schema.ts';
+import { chunkTableSchema, GROUPS_COLUMN, GROUPS_COLUMN_SQL, PAYLOAD_COLUMNS, toChunkRow } from './lancedb-schema.ts';
 import { describeRecorded, readRecordedModel, writeRecordedModel, type RecordedModel } from './model-lock-file.ts';
 import { addChunkToDocuments } from './indexed-documents.ts';
 import type { HybridQuery, OpenOptions, VectorStore } from './vector-store.ts';
@@ -17,13 +18,16 @@ interface ChunkPayload {
   text: string;
   contentHash: string;
   sourceVersion: string | undefined;
+  groups: readonly string[];
 }
 
 /**
  * The embedded store: a LanceDB table on disk holds every chunk with its dense and sparse vectors.
  * Dense search runs in LanceDB (cosine); the sparse leg is scored in memory from the stored BM25
  * vectors exactly as Qdrant's IDF modifier does, and both legs are fused with Qdrant's RRF, so a
- * query ranks the same here as against the production Qdrant collection.
+ * query ranks the same here as against the production Qdrant collection. Access groups filter both legs
+ * while they rank (a LanceDB `where` prefilter, a visibility test in the sparse scan), as Qdrant's
+ * prefetch filters do, so the top k holds only chunks the caller may read.
  */
 export class LanceDbStore implements VectorStore {
   readonly name = 'lancedb';
@@ -33,6 +37,8 @@ export class LanceDbStore implements VectorStore {
   private loadedVersion = -1;
   private sparseIndex = new SparseIndex();
   private payloads = new Map<string, ChunkPayload>();
+  /** False only for a table older than access groups opened by a dry run, which must not add the column. */
+  private hasGroupsColumn = true;
 
   constructor(private readonly options: { dataDir: string; collection: string }) {}
 
@@ -50,6 +56,7 @@ export class LanceDbStore implements VectorStore {
     this.table = await this.connection.openTable(this.options.collection);
     this.recorded = (await readRecordedModel(this.modelFile)) ?? (await this.recordFromSchema(this.table, lock, create));
     this.assertSameModel(this.recorded, lock);
+    await this.addGroupsColumnIfMissing(this.table, create);
     await this.refresh();
   }
 
@@ -81,11 +88,19 @@ export class LanceDbStore implements VectorStore {
     });
   }
 
+  /** One LanceDB update of the document's rows (one commit); the vectors are not touched. */
+  async setGroups(source: string, groups: readonly string[]): Promise<void> {
+    await this.afterOwnWrite(async (table) => {
+      await table.update({ where: `source = ${sqlString(source)}`, valuesSql: { [GROUPS_COLUMN]: groupsSql(groups) } });
+      for (const payload of this.payloads.values()) if (payload.source === source) payload.groups = [...groups];
+    });
+  }
+
   async listDocuments(): Promise<IndexedDocument[]> {
     if (!this.table) return [];
     await this.refresh();
     const documents = new Map<string, IndexedDocument>();
-    for (const [id, payload] of this.payloads) addChunkToDocuments(documents, payload.source, id, payload);
+    for (const [id, payload] of this.payloads) addChunkToDocuments(documents, payload.source, id, payload, payload.groups);
     return [...documents.values()];
   }
 
@@ -93,12 +108,15 @@ export class LanceDbStore implements VectorStore {
     if (!this.table) return [];
     await this.refresh();
     const candidates = Math.max(query.prefetchLimit, query.limit);
-    const sparseRanking = this.sparseIndex.search(query.sparse, candidates);
+    const callerGroups = new Set(query.visibleGroups);
+    // Skipped while scoring, not after: the IDF stays the whole collection's (as Qdrant's does under a filter).
+    const isVisible = (id: string) => isVisibleTo(this.payloads.get(id)?.groups ?? [], callerGroups);
+    const sparseRanking = this.sparseIndex.search(query.sparse, candidates, isVisible);
     if (!query.dense || this.recorded?.model == null) {
       // Like a sparse-only Qdrant query: the score is the IDF-weighted BM25 score itself.
       return sparseRanking.slice(0, query.limit).map(({ id, score }) => this.toHit(id, score));
     }
-    const denseIds = await this.denseSearch(query.dense, candidates);
+    const denseIds = await this.denseSearch(query.dense, candidates, query.visibleGroups);
     const fused = reciprocalRankFusion([denseIds, sparseRanking.map(({ id }) => id)]);
     return fused.slice(0, query.limit).map(({ id, score }) => this.toHit(id, score));
   }
@@ -129,9 +147,23 @@ export class LanceDbStore implements VectorStore {
     this.connection = undefined;
   }
 
-  private async denseSearch(vector: number[], limit: number): Promise<string[]> {
-    const rows = await this.requireTable().vectorSearch(vector).column('dense').distanceType('cosine').select(['id']).limit(limit).toArray();
+  /** LanceDB filters before the vector search by default (prefilter), so `limit` visible rows come back. */
+  private async denseSearch(vector: number[], limit: number, visibleGroups: readonly string[]): Promise<string[]> {
+    let search = this.requireTable().vectorSearch(vector).column('dense').distanceType('cosine');
+    // Without the column (a dry run over an old table) every row is public.
+    if (this.hasGroupsColumn) search = search.where(visibilityWhere(visibleGroups));
+    const rows = await search.select(['id']).limit(limit).toArray();
     return rows.map((row: { id: string }) => row.id);
+  }
+
+  /**
+   * A table made before access groups gets the column, null (public) on every row, so the next sync can set
+   * the groups of each document without re-embedding it. A dry run writes nothing and reads every row as public.
+   */
+  private async addGroupsColumnIfMissing(table: Table, create: boolean): Promise<void> {
+    if ((await table.schema()).fields.some((field) => field.name === GROUPS_COLUMN)) return;
+    if (create) await table.addColumns([{ name: GROUPS_COLUMN, valueSql: GROUPS_COLUMN_SQL }]);
+    else this.hasGroupsColumn = false;
   }
 
   private toHit(id: string, score: number): SearchHit {
@@ -163,6 +195,7 @@ export class LanceDbStore implements VectorStore {
       text: chunk.text,
       contentHash: chunk.contentHash,
       sourceVersion: chunk.sourceVersion,
+      groups: chunk.groups,
     });
   }
 
@@ -176,7 +209,8 @@ export class LanceDbStore implements VectorStore {
     const table = this.requireTable();
     const version = await table.version();
     if (version === this.loadedVersion) return;
-    const rows = await table.query().select(PAYLOAD_COLUMNS).toArray();
+    const columns = this.hasGroupsColumn ? PAYLOAD_COLUMNS : PAYLOAD_COLUMNS.filter((column) => column !== GROUPS_COLUMN);
+    const rows = await table.query().select(columns).toArray();
     const sparseIndex = new SparseIndex();
     const payloads = new Map<string, ChunkPayload>();
     for (const row of rows) {
@@ -188,6 +222,7 @@ export class LanceDbStore implements VectorStore {
         text: row.text,
         contentHash: row.content_hash,
         sourceVersion: row.source_version ?? undefined,
+        groups: row.groups ? normalizeGroups(Array.from(row.groups as Iterable<string>)) : [],
       });
     }
     this.sparseIndex = sparseIndex;
@@ -233,4 +268,15 @@ export class LanceDbStore implements VectorStore {
 
 function sqlString(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
+}
+
+/** Public rows (null or empty `groups`) and rows sharing a group with the caller, in LanceDB's SQL (DataFusion). */
+function visibilityWhere(visibleGroups: readonly string[]): string {
+  const isPublic = `${GROUPS_COLUMN} IS NULL OR array_length(${GROUPS_COLUMN}) = 0`;
+  return visibleGroups.length === 0 ? isPublic : `${isPublic} OR array_has_any(${GROUPS_COLUMN}, ${groupsSql(visibleGroups)})`;
+}
+
+/** A List(Utf8) literal; make_array() alone has no element type, hence the cast for an empty list. */
+function groupsSql(groups: readonly string[]): string {
+  return groups.length === 0 ? "arrow_cast(make_array(), 'List(Utf8)')" : `make_array(${groups.map(sqlString).join(', ')})`;
 }

@@ -10,8 +10,12 @@
  * same GET /collections/{c} that open() needs anyway, and unlike a reserved point it never shows up
  * in searches, counts or scrolls. The dense vector's size is checked too, so a collection made by
  * other tools (no metadata) is still refused when its dimension differs.
+ *
+ * Access groups: each point's payload `groups` (keyword index) lists who may read it, empty for public;
+ * every search filters on it inside each prefetch, so the fused top k holds only visible points.
  */
 import { QdrantClient, QdrantClientResourceExhaustedError, QdrantClientTimeoutError, QdrantClientUnexpectedResponseError } from '@qdrant/js-client-rest';
+import { normalizeGroups } from '../access/groups.ts';
 import type { EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit, SparseVector } from '../domain.ts';
 import { RagError } from '../errors.ts';
 import {
@@ -50,6 +54,8 @@ interface ChunkPayload {
   ingested_at: string;
   content_hash: string;
   source_version: string | null;
+  /** Groups allowed to read the point; [] (or, on points written before groups existed, absent): public. */
+  groups: string[];
 }
 
 interface ScoredPoint {
@@ -63,6 +69,7 @@ const SPARSE = 'bm25';
 /** Keys of the model lock in the collection metadata. */
 const MODEL_KEY = 'embedding_model';
 const DIMENSION_KEY = 'embedding_dimension';
+const GROUPS = 'groups';
 const SCROLL_PAGE = 512;
 /** Floor for each leg's candidates, so RRF has enough to fuse even for a small `limit`. */
 const MIN_PREFETCH = 20;
@@ -87,7 +94,12 @@ export class QdrantStore implements VectorStore {
 
   async open(lock: EmbeddingModelLock | null, options: OpenOptions = {}): Promise<void> {
     const existing = await this.collectionInfo();
-    if (existing) return this.assertSameModel(existing, lock);
+    if (existing) {
+      this.assertSameModel(existing, lock);
+      // A collection made before access groups existed gets their index; a dry run writes nothing.
+      if (options.create !== false && !hasPayloadIndex(existing, GROUPS)) await this.createKeywordIndex(GROUPS);
+      return;
+    }
     if (options.create === false) {
       this.absent = true;
       return;
@@ -118,6 +130,11 @@ export class QdrantStore implements VectorStore {
     await this.run(() => this.client.delete(this.collection, { wait: true, filter: sourceFilter(source) }));
   }
 
+  /** One set_payload call over the document's points, by the indexed `source`: only `groups` changes. */
+  async setGroups(source: string, groups: readonly string[]): Promise<void> {
+    await this.run(() => this.client.setPayload(this.collection, { wait: true, payload: { [GROUPS]: [...groups] }, filter: sourceFilter(source) }));
+  }
+
   async listDocuments(): Promise<IndexedDocument[]> {
     if (this.absent) return [];
     const documents = new Map<string, IndexedDocument>();
@@ -127,7 +144,7 @@ export class QdrantStore implements VectorStore {
         this.client.scroll(this.collection, {
           limit: SCROLL_PAGE,
           offset,
-          with_payload: ['source', 'content_hash', 'source_version'],
+          with_payload: ['source', 'content_hash', 'source_version', GROUPS],
           with_vector: false,
         }),
       );
@@ -186,9 +203,15 @@ export class QdrantStore implements VectorStore {
       if (isStatus(error, 409)) return false;
       throw error;
     }
-    // deleteBySource filters on `source`: without a keyword index that filter scans every point.
-    await this.run(() => this.client.createPayloadIndex(this.collection, { wait: true, field_name: 'source', field_schema: 'keyword' }));
+    // deleteBySource and setGroups filter on `source`, every search on `groups`: without a keyword index
+    // such a filter scans every point.
+    await this.createKeywordIndex('source');
+    await this.createKeywordIndex(GROUPS);
     return true;
+  }
+
+  private async createKeywordIndex(field: string): Promise<void> {
+    await this.run(() => this.client.createPayloadIndex(this.collection, { wait: true, field_name: field, field_schema: 'keyword' }));
   }
 
   private assertSameModel(info: unknown, lock: EmbeddingModelLock | null): void {
@@ -239,6 +262,7 @@ function toPoint(chunk: IndexedChunk) {
     ingested_at: chunk.ingestedAt,
     content_hash: chunk.contentHash,
     source_version: chunk.sourceVersion ?? null,
+    groups: [...chunk.groups],
   };
   const vector = {
     ...(chunk.dense ? { [DENSE]: chunk.dense } : {}),
@@ -252,21 +276,34 @@ function sourceFilter(source: string) {
 }
 
 /**
+ * Public points or points sharing a group with the caller. `is_empty` matches a missing key, null and [];
+ * `match.any` on an array matches when one of its values is listed.
+ * https://qdrant.tech/documentation/concepts/filtering/#is-empty, #match-any
+ */
+function visibilityFilter(visibleGroups: readonly string[]) {
+  const isPublic = { is_empty: { key: GROUPS } };
+  return { should: visibleGroups.length > 0 ? [isPublic, { key: GROUPS, match: { any: [...visibleGroups] } }] : [isPublic] };
+}
+
+/**
  * Hybrid: two prefetches fused by Qdrant's RRF; each prefetch limit must be at least limit + offset.
  * Sparse only (no embedder): one query on `bm25`. A sparse query with no terms (only stopwords)
- * is left out: it cannot match anything.
+ * is left out: it cannot match anything. The visibility filter sits in each prefetch, so each leg's
+ * candidates are visible ones, and on the fused query too. Qdrant's IDF stays that of the whole
+ * collection whatever the filter, as the embedded store's does.
  */
 function searchRequest(query: HybridQuery) {
   const candidates = Math.max(query.prefetchLimit, query.limit, MIN_PREFETCH);
   const sparse: SparseVector | undefined = query.sparse.indices.length > 0 ? { indices: query.sparse.indices, values: query.sparse.values } : undefined;
+  const filter = visibilityFilter(query.visibleGroups);
   if (query.dense) {
     const prefetch = [
-      { query: query.dense, using: DENSE, limit: candidates },
-      ...(sparse ? [{ query: sparse, using: SPARSE, limit: candidates }] : []),
+      { query: query.dense, using: DENSE, filter, limit: candidates },
+      ...(sparse ? [{ query: sparse, using: SPARSE, filter, limit: candidates }] : []),
     ];
-    return { prefetch, query: { fusion: 'rrf' as const }, limit: query.limit, with_payload: true };
+    return { prefetch, query: { fusion: 'rrf' as const }, filter, limit: query.limit, with_payload: true };
   }
-  return sparse ? { query: sparse, using: SPARSE, limit: query.limit, with_payload: true } : undefined;
+  return sparse ? { query: sparse, using: SPARSE, filter, limit: query.limit, with_payload: true } : undefined;
 }
 
 function toSearchHit(point: ScoredPoint): SearchHit {
@@ -284,11 +321,17 @@ function toSearchHit(point: ScoredPoint): SearchHit {
 
 function addToDocuments(documents: Map<string, IndexedDocument>, id: string, payload: Record<string, unknown>): void {
   const sourceVersion = typeof payload.source_version === 'string' ? payload.source_version : undefined;
-  addChunkToDocuments(documents, stringField(payload.source), id, { contentHash: stringField(payload.content_hash), sourceVersion });
+  const groups = Array.isArray(payload.groups) ? normalizeGroups(payload.groups.filter((group): group is string => typeof group === 'string')) : [];
+  addChunkToDocuments(documents, stringField(payload.source), id, { contentHash: stringField(payload.content_hash), sourceVersion }, groups);
 }
 
 function pageOffset(next: unknown): string | number | undefined {
   return typeof next === 'string' || typeof next === 'number' ? next : undefined;
+}
+
+/** Whether GET /collections/{c}'s `result.payload_schema` lists an index on `key`. */
+function hasPayloadIndex(info: unknown, key: string): boolean {
+  return field(field(info, 'payload_schema'), key) !== undefined;
 }
 
 /** The model and dense size a collection records, from GET /collections/{c}'s `result.config`. */

@@ -8,6 +8,11 @@ export interface HybridQuery {
   limit: number;
   /** How many candidates each leg (dense, sparse) contributes before fusion; at least `limit`. */
   prefetchLimit: number;
+  /**
+   * The caller's groups: only public chunks and chunks sharing one of these groups may be returned
+   * (PUBLIC_ONLY: public ones). Applied inside each leg's search, so `limit` is filled with visible chunks.
+   */
+  visibleGroups: readonly string[];
 }
 
 export interface OpenOptions {
@@ -25,6 +30,8 @@ export interface VectorStore {
   upsert(chunks: IndexedChunk[]): Promise<void>;
   deleteByIds(ids: string[]): Promise<void>;
   deleteBySource(source: string): Promise<void>;
+  /** Rewrites the access groups of every chunk of a document, leaving its text and vectors as they are. */
+  setGroups(source: string, groups: readonly string[]): Promise<void>;
   /** Every indexed document with its version and chunk ids, for incremental sync. */
   listDocuments(): Promise<IndexedDocument[]>;
   search(query: HybridQuery, signal?: AbortSignal): Promise<SearchHit[]>;

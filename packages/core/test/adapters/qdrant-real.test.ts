@@ -45,7 +45,7 @@ if (skip) {
   );
 }
 
-function chunk(source: string, chunkIndex: number, dense: number[], indices: number[]): IndexedChunk {
+function chunk(source: string, chunkIndex: number, dense: number[], indices: number[], groups: string[] = []): IndexedChunk {
   return {
     id: randomUUID(),
     source,
@@ -54,6 +54,7 @@ function chunk(source: string, chunkIndex: number, dense: number[], indices: num
     text: `${source} > Guide\n\nchunk ${chunkIndex}`,
     contentHash: `hash-of-${source}`,
     sourceVersion: undefined,
+    groups,
     ingestedAt: new Date().toISOString(),
     dense,
     sparse: { indices, values: indices.map(() => 1) },
@@ -107,14 +108,14 @@ describe.skipIf(skip)('QdrantStore against a real Qdrant', () => {
   });
 
   it('fuses dense and sparse with RRF: first in both legs scores 1/(0+2) + 1/(0+2) = 1', async () => {
-    const hits = await store.search({ dense: [0.9, 0.1, 0, 0], sparse: { indices: [101], values: [1] }, limit: 3, prefetchLimit: 10 });
+    const hits = await store.search({ dense: [0.9, 0.1, 0, 0], sparse: { indices: [101], values: [1] }, limit: 3, prefetchLimit: 10, visibleGroups: [] });
     expect(hits[0]?.id).toBe(first.id);
     expect(hits[0]?.score).toBeCloseTo(1, 5);
     expect(hits[0]).toMatchObject({ source: 'a.md', headingPath: 'Guide', chunkIndex: 0, text: first.text });
   });
 
   it('searches sparse only', async () => {
-    const hits = await store.search({ sparse: { indices: [104], values: [1] }, limit: 3, prefetchLimit: 10 });
+    const hits = await store.search({ sparse: { indices: [104], values: [1] }, limit: 3, prefetchLimit: 10, visibleGroups: [] });
     expect(hits.map((h) => h.id)).toEqual([third.id]);
   });
 
@@ -123,5 +124,55 @@ describe.skipIf(skip)('QdrantStore against a real Qdrant', () => {
     expect(await store.count()).toBe(1);
     await store.deleteByIds([third.id]);
     expect(await store.count()).toBe(0);
+  });
+
+  describe('access groups', () => {
+    // Term 201 is in every point; the hr points match the query best on both legs.
+    const hr1 = chunk('hr/pay.md', 0, [1, 0, 0, 0], [201, 202], ['hr']);
+    const hr2 = chunk('hr/pay.md', 1, [0.99, 0.01, 0, 0], [201, 202], ['hr']);
+    const support = chunk('support/faq.md', 0, [0.5, 0.5, 0, 0], [201, 203], ['support']);
+    const both = chunk('shared.md', 0, [0.4, 0.6, 0, 0], [201, 204], ['hr', 'support']);
+    const open = chunk('public.md', 0, [0.3, 0.7, 0, 0], [201, 205]);
+    const sparseQuery = { sparse: { indices: [201, 202], values: [1, 1] }, limit: 3, prefetchLimit: 10 };
+    const hybridQuery = { ...sparseQuery, dense: [1, 0, 0, 0] };
+    const sources = (hits: Array<{ source: string }>) => hits.map((hit) => hit.source).sort();
+
+    it('indexes `groups` as a keyword, also on a collection created before groups existed', async () => {
+      const client = new QdrantClient({ url, apiKey, checkCompatibility: false });
+      await client.deletePayloadIndex(collection, 'groups', { wait: true });
+      expect((await client.getCollection(collection)).payload_schema.groups).toBeUndefined();
+      await new QdrantStore({ url, apiKey, collection }).open(lock);
+      expect((await client.getCollection(collection)).payload_schema.groups?.data_type).toBe('keyword');
+    });
+
+    it('returns public points and those of the caller\'s groups, filling the limit with them, in every prefetch', async () => {
+      await store.upsert([hr1, hr2, support, both, open]);
+      for (const query of [sparseQuery, hybridQuery]) {
+        expect(sources(await store.search({ ...query, visibleGroups: ['support'] }))).toEqual(['public.md', 'shared.md', 'support/faq.md']);
+        expect(sources(await store.search({ ...query, visibleGroups: [] }))).toEqual(['public.md']);
+        expect(sources(await store.search({ ...query, visibleGroups: ['hr'] }))).toEqual(['hr/pay.md', 'hr/pay.md', 'shared.md']);
+      }
+    });
+
+    it('treats a point without a `groups` key (written before groups existed) as public', async () => {
+      const client = new QdrantClient({ url, apiKey, checkCompatibility: false });
+      await client.deletePayload(collection, { wait: true, keys: ['groups'], points: [open.id] });
+      expect(sources(await store.search({ ...sparseQuery, visibleGroups: [] }))).toEqual(['public.md']);
+    });
+
+    it('scores with the IDF of the whole collection, whatever the filter', async () => {
+      const unfiltered = await store.search({ ...sparseQuery, limit: 10, visibleGroups: ['hr', 'support'] });
+      const filtered = await store.search({ ...sparseQuery, visibleGroups: [] });
+      expect(filtered[0]?.score).toBeCloseTo(unfiltered.find((hit) => hit.source === 'public.md')!.score, 5);
+    });
+
+    it('rewrites the groups of a document\'s points without touching their vectors', async () => {
+      await store.setGroups('hr/pay.md', []);
+      expect(sources(await store.search({ ...hybridQuery, visibleGroups: [] }))).toEqual(['hr/pay.md', 'hr/pay.md', 'public.md']);
+      const listed = (await store.listDocuments()).find((document) => document.source === 'hr/pay.md');
+      expect(listed?.groups).toEqual([]);
+      await store.setGroups('hr/pay.md', ['hr']);
+      expect((await store.listDocuments()).find((document) => document.source === 'hr/pay.md')?.groups).toEqual(['hr']);
+    });
   });
 });

@@ -25,8 +25,11 @@ function qdrantError(response: ServerResponse, status: number, error: string): v
 
 const notFound = (response: ServerResponse) => qdrantError(response, 404, `Not found: Collection \`${C}\` doesn't exist!`);
 
-/** GET /collections/{c} as Qdrant 1.17 answers it, trimmed to the fields that matter here. */
-function collectionInfo(options: { denseSize?: number; metadata?: Record<string, unknown> }) {
+/**
+ * GET /collections/{c} as Qdrant 1.17 answers it, trimmed to the fields that matter here; by default with
+ * the payload indexes QdrantStore creates (`source`, `groups`), `indexes` lists others.
+ */
+function collectionInfo(options: { denseSize?: number; metadata?: Record<string, unknown>; indexes?: string[] }) {
   return {
     status: 'green',
     optimizer_status: 'ok',
@@ -48,7 +51,7 @@ function collectionInfo(options: { denseSize?: number; metadata?: Record<string,
       quantization_config: null,
       ...(options.metadata ? { metadata: options.metadata } : {}),
     },
-    payload_schema: {},
+    payload_schema: Object.fromEntries((options.indexes ?? ['source', 'groups']).map((field) => [field, { data_type: 'keyword', points: 0 }])),
   };
 }
 
@@ -66,7 +69,7 @@ function store(url: string, extra: Partial<ConstructorParameters<typeof QdrantSt
 }
 
 
-function chunk(n: number, dense = true): IndexedChunk {
+function chunk(n: number, dense = true, groups: string[] = []): IndexedChunk {
   return {
     id: `00000000-0000-5000-8000-00000000000${n}`,
     source: `docs/${n % 2}.md`,
@@ -75,6 +78,7 @@ function chunk(n: number, dense = true): IndexedChunk {
     text: `docs/${n % 2}.md > Guide > Setup\n\nbody ${n}`,
     contentHash: `hash-${n % 2}`,
     sourceVersion: n % 2 ? 'gen-1' : undefined,
+    groups,
     ingestedAt: '2025-01-01T00:00:00.000Z',
     dense: dense ? [0.1 * n, 0.2, 0.3, 0.4] : undefined,
     sparse: { indices: [11, 22], values: [0.5, 1.2] },
@@ -88,7 +92,7 @@ console.warn = (...args: unknown[]) => {
 };
 
 describe('QdrantStore.open', () => {
-  it('creates a missing collection with dense + bm25 vectors, the model in its metadata, and a source index', async () => {
+  it('creates a missing collection with dense + bm25 vectors, the model in its metadata, and keyword indexes on source and groups', async () => {
     const server = await startFakeServer(
       qdrant({
         [`GET /collections/${C}`]: (_, res) => notFound(res),
@@ -97,7 +101,12 @@ describe('QdrantStore.open', () => {
       }),
     );
     await store(server.url).open({ model: 'Qwen/Qwen3-Embedding-0.6B', dimension: 1024 });
-    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /collections/${C}`, `PUT /collections/${C}`, `PUT /collections/${C}/index?wait=true`]);
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET /collections/${C}`,
+      `PUT /collections/${C}`,
+      `PUT /collections/${C}/index?wait=true`,
+      `PUT /collections/${C}/index?wait=true`,
+    ]);
     expect(server.requests.every((r) => r.headers['api-key'] === KEY)).toBe(true);
     expect(server.requests[1]?.body).toEqual({
       vectors: { dense: { size: 1024, distance: 'Cosine' } },
@@ -105,6 +114,22 @@ describe('QdrantStore.open', () => {
       metadata: { embedding_model: 'Qwen/Qwen3-Embedding-0.6B', embedding_dimension: 1024 },
     });
     expect(server.requests[2]?.body).toEqual({ field_name: 'source', field_schema: 'keyword' });
+    expect(server.requests[3]?.body).toEqual({ field_name: 'groups', field_schema: 'keyword' });
+  });
+
+  it('adds the groups index to a collection made before access groups, except in a dry run', async () => {
+    const routes = {
+      [`GET /collections/${C}`]: (_: RecordedRequest, res: ServerResponse) => ok(res, collectionInfo({ denseSize: 4, metadata: { embedding_model: 'm' }, indexes: ['source'] })),
+      [`PUT /collections/${C}/index?wait=true`]: (_: RecordedRequest, res: ServerResponse) => ok(res, { operation_id: 1, status: 'completed' }),
+    };
+    const server = await startFakeServer(qdrant(routes));
+    await store(server.url).open({ model: 'm', dimension: 4 });
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /collections/${C}`, `PUT /collections/${C}/index?wait=true`]);
+    expect(server.requests[1]?.body).toEqual({ field_name: 'groups', field_schema: 'keyword' });
+
+    const dryRun = await startFakeServer(qdrant(routes));
+    await store(dryRun.url).open({ model: 'm', dimension: 4 }, { create: false });
+    expect(dryRun.requests.map((r) => r.method)).toEqual(['GET']);
   });
 
   it('creates a sparse-only collection when there is no model', async () => {
@@ -148,7 +173,7 @@ describe('QdrantStore.open', () => {
     );
     const sparseOnly = store(server.url);
     await sparseOnly.open(null);
-    const chunk = { id: 'id', source: 'a.md', headingPath: '', chunkIndex: 0, text: 't', contentHash: 'h', sparse: { indices: [1], values: [1] }, ingestedAt: 'now' };
+    const chunk = { id: 'id', source: 'a.md', headingPath: '', chunkIndex: 0, text: 't', contentHash: 'h', groups: [], sparse: { indices: [1], values: [1] }, ingestedAt: 'now' };
     const error = await failure(sparseOnly.upsert([chunk]));
     expect(error.code).toBe('RAG_MODEL_MISMATCH');
     expect(error.message).toContain('dense vectors of m');
@@ -180,7 +205,7 @@ describe('QdrantStore.open', () => {
 describe('QdrantStore writes', () => {
   it('upserts in batches with wait=true, named vectors and the seed payload plus the sync fields', async () => {
     const server = await startFakeServer(qdrant({ [`PUT /collections/${C}/points?wait=true`]: (_, res) => ok(res, { operation_id: 7, status: 'completed' }) }));
-    await store(server.url, { upsertBatchSize: 2 }).upsert([chunk(1), chunk(2), chunk(4, false)]);
+    await store(server.url, { upsertBatchSize: 2 }).upsert([chunk(1, true, ['hr', 'support']), chunk(2), chunk(4, false)]);
     expect(server.requests).toHaveLength(2);
     const bodies = server.requests.map((r) => r.body as { points: Array<{ id: string }> });
     expect(bodies.map((b) => b.points.map((p) => p.id))).toEqual([[chunk(1).id, chunk(2).id], [chunk(4).id]]);
@@ -195,9 +220,10 @@ describe('QdrantStore writes', () => {
         ingested_at: '2025-01-01T00:00:00.000Z',
         content_hash: 'hash-1',
         source_version: 'gen-1',
+        groups: ['hr', 'support'],
       },
     });
-    expect(bodies[1]?.points[0]).toMatchObject({ vector: { bm25: { indices: [11, 22], values: [0.5, 1.2] } }, payload: { source_version: null } });
+    expect(bodies[1]?.points[0]).toMatchObject({ vector: { bm25: { indices: [11, 22], values: [0.5, 1.2] } }, payload: { source_version: null, groups: [] } });
     expect(bodies[1]?.points[0]).not.toHaveProperty('vector.dense');
   });
 
@@ -209,29 +235,46 @@ describe('QdrantStore writes', () => {
     await qdrantStore.deleteBySource('docs/1.md');
     expect(server.requests.map((r) => r.body)).toEqual([{ points: ['a', 'b'] }, { filter: { must: [{ key: 'source', match: { value: 'docs/1.md' } }] } }]);
   });
+
+  it('rewrites the groups of a document with one set_payload call filtered on its source', async () => {
+    const server = await startFakeServer(qdrant({ [`POST /collections/${C}/points/payload?wait=true`]: (_, res) => ok(res, { operation_id: 9, status: 'completed' }) }));
+    await store(server.url).setGroups('hr/pay.md', ['hr']);
+    await store(server.url).setGroups('hr/pay.md', []);
+    expect(server.requests.map((r) => r.body)).toEqual([
+      { payload: { groups: ['hr'] }, filter: { must: [{ key: 'source', match: { value: 'hr/pay.md' } }] } },
+      { payload: { groups: [] }, filter: { must: [{ key: 'source', match: { value: 'hr/pay.md' } }] } },
+    ]);
+  });
 });
 
 describe('QdrantStore reads', () => {
   it('lists documents by scrolling every page of payload-only points', async () => {
-    const point = (id: string, source: string, hash: string, version: string | null) => ({ id, payload: { source, content_hash: hash, source_version: version } });
+    const point = (id: string, source: string, hash: string, version: string | null, groups?: string[]) => ({
+      id,
+      payload: { source, content_hash: hash, source_version: version, ...(groups ? { groups } : {}) },
+    });
     const server = await startFakeServer(
       qdrant({
         [`POST /collections/${C}/points/scroll`]: (req, res) =>
           (req.body as { offset?: string }).offset === undefined
-            ? ok(res, { points: [point('p1', 'a.md', 'h1', 'g1'), point('p2', 'b.md', 'h2', null)], next_page_offset: 'p3' })
-            : ok(res, { points: [point('p3', 'a.md', 'h1', 'g1'), point('p4', 'c.md', 'new', null), point('p5', 'c.md', 'old', null)], next_page_offset: null }),
+            ? ok(res, { points: [point('p1', 'a.md', 'h1', 'g1', ['support', 'hr']), point('p2', 'b.md', 'h2', null)], next_page_offset: 'p3' })
+            : ok(res, {
+                points: [point('p3', 'a.md', 'h1', 'g1', ['hr', 'support']), point('p4', 'c.md', 'new', null, ['hr']), point('p5', 'c.md', 'old', null, [])],
+                next_page_offset: null,
+              }),
       }),
     );
     const documents = await store(server.url).listDocuments();
     expect(server.requests.map((r) => r.body)).toEqual([
-      { limit: 512, with_payload: ['source', 'content_hash', 'source_version'], with_vector: false },
-      { limit: 512, offset: 'p3', with_payload: ['source', 'content_hash', 'source_version'], with_vector: false },
+      { limit: 512, with_payload: ['source', 'content_hash', 'source_version', 'groups'], with_vector: false },
+      { limit: 512, offset: 'p3', with_payload: ['source', 'content_hash', 'source_version', 'groups'], with_vector: false },
     ]);
     expect(documents).toEqual([
-      { source: 'a.md', contentHash: 'h1', sourceVersion: 'g1', chunkIds: ['p1', 'p3'] },
-      { source: 'b.md', contentHash: 'h2', sourceVersion: undefined, chunkIds: ['p2'] },
-      // chunks from two versions (an interrupted sync): no hash matches, so the next run re-indexes it
-      { source: 'c.md', contentHash: '', sourceVersion: undefined, chunkIds: ['p4', 'p5'] },
+      { source: 'a.md', contentHash: 'h1', sourceVersion: 'g1', chunkIds: ['p1', 'p3'], groups: ['hr', 'support'] },
+      // no `groups` key: a point written before access groups existed, public
+      { source: 'b.md', contentHash: 'h2', sourceVersion: undefined, chunkIds: ['p2'], groups: [] },
+      // chunks from two versions and two sets of groups (an interrupted sync): nothing matches, so the next run redoes both
+      { source: 'c.md', contentHash: '', sourceVersion: undefined, chunkIds: ['p4', 'p5'], groups: undefined },
     ]);
   });
 
@@ -243,15 +286,17 @@ describe('QdrantStore reads', () => {
 
   const hit = { id: 'p1', version: 3, score: 1, payload: { source: 'a.md', heading_path: 'A > B', chunk_index: 2, text: 'a.md > A > B\n\nhello', ingested_at: 'x', content_hash: 'h', source_version: null } };
 
-  it('searches hybrid: two prefetches fused by RRF, mapping hits with Qdrant score as both scores', async () => {
+  it('searches hybrid: two prefetches fused by RRF, each filtered to public + the caller\'s groups, mapping hits with Qdrant score as both scores', async () => {
     const server = await startFakeServer(qdrant({ [`POST /collections/${C}/points/query`]: (_, res) => ok(res, { points: [hit] }) }));
-    const hits = await store(server.url).search({ dense: [0.1, 0.2], sparse: { indices: [5, 9], values: [1, 1] }, limit: 5, prefetchLimit: 50 });
+    const hits = await store(server.url).search({ dense: [0.1, 0.2], sparse: { indices: [5, 9], values: [1, 1] }, limit: 5, prefetchLimit: 50, visibleGroups: ['support', 'ops'] });
+    const filter = { should: [{ is_empty: { key: 'groups' } }, { key: 'groups', match: { any: ['support', 'ops'] } }] };
     expect(server.requests[0]?.body).toEqual({
       prefetch: [
-        { query: [0.1, 0.2], using: 'dense', limit: 50 },
-        { query: { indices: [5, 9], values: [1, 1] }, using: 'bm25', limit: 50 },
+        { query: [0.1, 0.2], using: 'dense', filter, limit: 50 },
+        { query: { indices: [5, 9], values: [1, 1] }, using: 'bm25', filter, limit: 50 },
       ],
       query: { fusion: 'rrf' },
+      filter,
       limit: 5,
       with_payload: true,
     });
@@ -261,8 +306,8 @@ describe('QdrantStore reads', () => {
   it('asks each leg for at least 20 and at least limit candidates', async () => {
     const server = await startFakeServer(qdrant({ [`POST /collections/${C}/points/query`]: (_, res) => ok(res, { points: [] }) }));
     const qdrantStore = store(server.url);
-    await qdrantStore.search({ dense: [1], sparse: { indices: [1], values: [1] }, limit: 5, prefetchLimit: 5 });
-    await qdrantStore.search({ dense: [1], sparse: { indices: [1], values: [1] }, limit: 30, prefetchLimit: 10 });
+    await qdrantStore.search({ dense: [1], sparse: { indices: [1], values: [1] }, limit: 5, prefetchLimit: 5, visibleGroups: [] });
+    await qdrantStore.search({ dense: [1], sparse: { indices: [1], values: [1] }, limit: 30, prefetchLimit: 10, visibleGroups: [] });
     const limits = server.requests.map((r) => (r.body as { prefetch: Array<{ limit: number }> }).prefetch.map((p) => p.limit));
     expect(limits).toEqual([
       [20, 20],
@@ -270,20 +315,26 @@ describe('QdrantStore reads', () => {
     ]);
   });
 
-  it('searches sparse only without a dense vector, and skips a query with no terms', async () => {
+  it('searches sparse only without a dense vector, public points only for a caller without groups, and skips a query with no terms', async () => {
     const server = await startFakeServer(qdrant({ [`POST /collections/${C}/points/query`]: (_, res) => ok(res, { points: [hit] }) }));
     const qdrantStore = store(server.url);
-    const hits = await qdrantStore.search({ sparse: { indices: [5], values: [1] }, limit: 3, prefetchLimit: 50 });
-    expect(server.requests[0]?.body).toEqual({ query: { indices: [5], values: [1] }, using: 'bm25', limit: 3, with_payload: true });
+    const hits = await qdrantStore.search({ sparse: { indices: [5], values: [1] }, limit: 3, prefetchLimit: 50, visibleGroups: [] });
+    expect(server.requests[0]?.body).toEqual({
+      query: { indices: [5], values: [1] },
+      using: 'bm25',
+      filter: { should: [{ is_empty: { key: 'groups' } }] },
+      limit: 3,
+      with_payload: true,
+    });
     expect(hits[0]?.fusionScore).toBe(1);
-    expect(await qdrantStore.search({ sparse: { indices: [], values: [] }, limit: 3, prefetchLimit: 50 })).toEqual([]);
+    expect(await qdrantStore.search({ sparse: { indices: [], values: [] }, limit: 3, prefetchLimit: 50, visibleGroups: [] })).toEqual([]);
     expect(server.requests).toHaveLength(1);
   });
 
   it('stops waiting when the caller aborts a search', async () => {
     const server = await startFakeServer(hang);
     const controller = new AbortController();
-    const pending = failure(store(server.url).search({ sparse: { indices: [5], values: [1] }, limit: 3, prefetchLimit: 3 }, controller.signal));
+    const pending = failure(store(server.url).search({ sparse: { indices: [5], values: [1] }, limit: 3, prefetchLimit: 3, visibleGroups: [] }, controller.signal));
     while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort();
     expect((await within(pending)).code).toBe('RAG_CLIENT_CLOSED');

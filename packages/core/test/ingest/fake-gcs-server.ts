@@ -7,11 +7,16 @@ import { LoopbackServer } from './loopback-server.ts';
  * `GET /storage/v1/b/{bucket}/o?prefix=&pageToken=&maxResults=` → `{kind, items, nextPageToken}` and
  * `GET /storage/v1/b/{bucket}/o/{name}?alt=media` → the bytes with an `x-goog-hash` header.
  * https://cloud.google.com/storage/docs/json_api/v1/objects/list
+ * Listed objects carry their custom `metadata` (the default `noAcl` projection), and a `fields` selection
+ * such as `items(name,md5Hash),nextPageToken` trims them as the real API does (only that form is parsed).
  */
 export interface FakeObject {
   bytes: Buffer;
   generation: string;
+  metageneration: number;
   md5Hash: string;
+  /** Custom metadata (`x-goog-meta-*` on upload, `--custom-metadata` in gcloud). */
+  metadata?: Record<string, string> | undefined;
 }
 
 export interface RecordedRequest {
@@ -34,10 +39,17 @@ export class FakeGcsServer extends LoopbackServer {
   }
 
   /** Like an upload: a new generation every time, even for the same bytes. */
-  put(name: string, content: string | Buffer): void {
+  put(name: string, content: string | Buffer, metadata?: Record<string, string>): void {
     const bytes = Buffer.from(content);
     this.generation += 1;
-    this.objects.set(name, { bytes, generation: String(this.generation), md5Hash: createHash('md5').update(bytes).digest('base64') });
+    this.objects.set(name, { bytes, generation: String(this.generation), metageneration: 1, md5Hash: createHash('md5').update(bytes).digest('base64'), metadata });
+  }
+
+  /** Like `gcloud storage objects update --custom-metadata`: same generation and bytes, a new metageneration. */
+  setMetadata(name: string, metadata: Record<string, string> | undefined): void {
+    const object = this.objects.get(name)!;
+    object.metadata = metadata;
+    object.metageneration += 1;
   }
 
   remove(name: string): void {
@@ -72,9 +84,10 @@ export class FakeGcsServer extends LoopbackServer {
     const pageSize = Math.min(Number(query.get('maxResults') ?? this.maxPageSize), this.maxPageSize);
     const page = names.slice(start, start + pageSize);
     const next = start + pageSize < names.length ? String(start + pageSize) : undefined;
+    const itemFields = listedItemFields(query.get('fields'));
     sendJson(response, 200, {
       kind: 'storage#objects',
-      items: page.map((name) => this.resource(name)),
+      items: page.map((name) => pick(this.resource(name), itemFields)),
       ...(next ? { nextPageToken: next } : {}),
     });
   }
@@ -98,12 +111,25 @@ export class FakeGcsServer extends LoopbackServer {
       bucket: this.bucket,
       name,
       generation: object.generation,
+      metageneration: String(object.metageneration),
       md5Hash: object.md5Hash,
       size: String(object.bytes.length),
       contentType: 'application/octet-stream',
       updated: '2026-01-01T00:00:00.000Z',
+      ...(object.metadata ? { metadata: object.metadata } : {}),
     };
   }
+}
+
+/** The item fields a `fields=items(a,b),nextPageToken` selection keeps; undefined: every field. */
+function listedItemFields(fields: string | null): Set<string> | undefined {
+  if (fields === null) return undefined;
+  const items = /items\(([^)]*)\)/.exec(fields);
+  return new Set(items ? items[1]!.split(',').map((field) => field.trim()) : []);
+}
+
+function pick(resource: Record<string, unknown>, fields: Set<string> | undefined): Record<string, unknown> {
+  return fields ? Object.fromEntries(Object.entries(resource).filter(([key]) => fields.has(key))) : resource;
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {

@@ -37,6 +37,8 @@ export class CountingStore implements VectorStore {
   upsertCalls = 0;
   upsertedPoints = 0;
   deletedPoints = 0;
+  /** setGroups calls: documents whose groups alone were rewritten. */
+  groupUpdates: Array<{ source: string; groups: string[] }> = [];
   /** Upsert calls that succeed before every later one throws. */
   failUpsertsAfter = Number.POSITIVE_INFINITY;
   /** deleteByIds calls that succeed before every later one throws. */
@@ -50,6 +52,7 @@ export class CountingStore implements VectorStore {
     this.upsertedPoints = 0;
     this.deletedPoints = 0;
     this.deleteCalls = 0;
+    this.groupUpdates = [];
   }
 
   open(lock: EmbeddingModelLock | null): Promise<void> {
@@ -72,6 +75,11 @@ export class CountingStore implements VectorStore {
 
   deleteBySource(source: string): Promise<void> {
     return this.inner.deleteBySource(source);
+  }
+
+  async setGroups(source: string, groups: readonly string[]): Promise<void> {
+    this.groupUpdates.push({ source, groups: [...groups] });
+    await this.inner.setGroups(source, groups);
   }
 
   listDocuments(): Promise<IndexedDocument[]> {

@@ -8,7 +8,7 @@ import { LanceDbStore } from '../../src/embedded.ts';
 
 function chunk(index: number, contentHash: string): IndexedChunk {
   const text = `guide.md\n\nchunk ${index} of ${contentHash}`;
-  return { id: chunkId('guide.md', index), source: 'guide.md', headingPath: '', chunkIndex: index, text, contentHash, sourceVersion: contentHash, sparse: encodeDocument(text), ingestedAt: '2026-01-01T00:00:00Z' };
+  return { id: chunkId('guide.md', index), source: 'guide.md', headingPath: '', chunkIndex: index, text, contentHash, sourceVersion: contentHash, groups: [], sparse: encodeDocument(text), ingestedAt: '2026-01-01T00:00:00Z' };
 }
 
 it('reports no version for a document whose chunks are of two versions, so that the next run re-syncs it', async () => {

@@ -34,7 +34,7 @@ async function freshIndexOfFolder() {
 }
 
 async function sourcesMatching(text: string): Promise<string[]> {
-  const hits = await harness.store.search({ sparse: encodeQuery(text), limit: 20, prefetchLimit: 20 });
+  const hits = await harness.store.search({ sparse: encodeQuery(text), limit: 20, prefetchLimit: 20, visibleGroups: [] });
   return [...new Set(hits.map((hit) => hit.source))];
 }
 

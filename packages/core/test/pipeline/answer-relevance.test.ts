@@ -39,6 +39,7 @@ beforeEach(async () => {
       chunkIndex: index,
       text: `backups.md > Backups\n\n${text}`,
       contentHash: 'h',
+      groups: [],
       sparse: encodeDocument(text),
       ingestedAt: 'now',
     })),
@@ -58,19 +59,19 @@ function answererWith(reranker: Reranker, minScore: number): Answerer {
 describe('RAG_MIN_SCORE with a reranker', () => {
   it('declines when the reranker scored the best passage below the threshold', async () => {
     const reranker = new FixedReranker(0.05);
-    const answer = await answererWith(reranker, 0.2).answer('how long are snapshots kept?', 2);
+    const answer = await answererWith(reranker, 0.2).answer('how long are snapshots kept?', 2, []);
     expect(reranker.calls).toBe(1);
     expect(answer.answer).toBe(NOT_COVERED_ANSWER);
   });
 
   it('answers when the rerank probability clears the threshold', async () => {
-    const answer = await answererWith(new FixedReranker(0.9), 0.2).answer('how long are snapshots kept?', 2);
+    const answer = await answererWith(new FixedReranker(0.9), 0.2).answer('how long are snapshots kept?', 2, []);
     expect(answer.citations[0]?.source).toBe('backups.md');
   });
 
   it('falls back to the coverage rule when the reranker did not run (k or fewer candidates)', async () => {
     const reranker = new FixedReranker(0.05);
-    const answer = await answererWith(reranker, 0.99).answer('how long are snapshots kept?', 5);
+    const answer = await answererWith(reranker, 0.99).answer('how long are snapshots kept?', 5, []);
     expect(reranker.calls).toBe(0);
     expect(answer.citations[0]?.source).toBe('backups.md');
   });

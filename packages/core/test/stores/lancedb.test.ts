@@ -37,6 +37,7 @@ function chunk(source: string, chunkIndex: number, text: string, dense?: number[
     text,
     contentHash: `hash-${source}`,
     sourceVersion: 'v1',
+    groups: [],
     dense,
     sparse: encodeDocument(text),
     ingestedAt: '2026-01-01T00:00:00.000Z',
@@ -64,14 +65,14 @@ describe('LanceDbStore', () => {
     await store.upsert([chunk('a.md', 0, 'first version')]);
     await store.upsert([chunk('a.md', 0, 'second version')]);
     expect(await store.count()).toBe(1);
-    const [hit] = await store.search({ sparse: encodeQuery('second version'), limit: 5, prefetchLimit: 20 });
+    const [hit] = await store.search({ sparse: encodeQuery('second version'), limit: 5, prefetchLimit: 20, visibleGroups: [] });
     expect(hit?.text).toBe('second version');
   });
 
   it('ranks sparse-only queries by IDF-weighted BM25 and returns only matching chunks', async () => {
     const store = await openStore(null);
     await store.upsert([chunk('a.md', 0, 'snapshot retention policy'), chunk('b.md', 0, 'alert paging policy'), chunk('c.md', 0, 'unrelated words')]);
-    const hits = await store.search({ sparse: encodeQuery('snapshot policy'), limit: 5, prefetchLimit: 20 });
+    const hits = await store.search({ sparse: encodeQuery('snapshot policy'), limit: 5, prefetchLimit: 20, visibleGroups: [] });
     expect(hits.map((hit) => hit.source)).toEqual(['a.md', 'b.md']);
     expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
   });
@@ -79,7 +80,7 @@ describe('LanceDbStore', () => {
   it('fuses dense and sparse rankings with RRF (k = 2)', async () => {
     const store = await openStore({ model: 'toy', dimension: 2 });
     await store.upsert([chunk('a.md', 0, 'snapshot retention', [1, 0]), chunk('b.md', 0, 'paging', [0, 1])]);
-    const hits = await store.search({ dense: [0.9, 0.1], sparse: encodeQuery('snapshot'), limit: 2, prefetchLimit: 20 });
+    const hits = await store.search({ dense: [0.9, 0.1], sparse: encodeQuery('snapshot'), limit: 2, prefetchLimit: 20, visibleGroups: [] });
     // a.md is first in both legs: 1/2 + 1/2; b.md is second in the dense leg only: 1/3.
     expect(hits.map((hit) => [hit.source, hit.score])).toEqual([
       ['a.md', 1],
@@ -91,7 +92,7 @@ describe('LanceDbStore', () => {
     const server = await openStore(null);
     const ingestJob = await openStore(null);
     await ingestJob.upsert([chunk('a.md', 0, 'freshly ingested text')]);
-    const hits = await server.search({ sparse: encodeQuery('freshly ingested'), limit: 5, prefetchLimit: 20 });
+    const hits = await server.search({ sparse: encodeQuery('freshly ingested'), limit: 5, prefetchLimit: 20, visibleGroups: [] });
     expect(hits.map((hit) => hit.source)).toEqual(['a.md']);
   });
 
@@ -110,7 +111,7 @@ describe('LanceDbStore', () => {
     const dense = await openStore({ model: 'model-a', dimension: 2 });
     await dense.upsert([chunk('a.md', 0, 'retention text', [1, 0])]);
     const sparseOnly = await openStore(null);
-    expect((await sparseOnly.search({ sparse: encodeQuery('retention'), limit: 1, prefetchLimit: 20 }))[0]?.source).toBe('a.md');
+    expect((await sparseOnly.search({ sparse: encodeQuery('retention'), limit: 1, prefetchLimit: 20, visibleGroups: [] }))[0]?.source).toBe('a.md');
     await expect(sparseOnly.upsert([chunk('b.md', 0, 'no dense vector')])).rejects.toMatchObject({ code: 'RAG_MODEL_MISMATCH' });
   });
 
@@ -128,7 +129,7 @@ describe('LanceDbStore.compact', () => {
     const report = await store.compact();
     expect(report).toMatch(/^compacted [1-9]\d* fragments into 1, removed \d+ old versions$/);
     expect(await store.count()).toBe(5);
-    const hits = await store.search({ sparse: encodeQuery('retention policy'), limit: 10, prefetchLimit: 20 });
+    const hits = await store.search({ sparse: encodeQuery('retention policy'), limit: 10, prefetchLimit: 20, visibleGroups: [] });
     expect(hits.map((hit) => hit.source).sort()).toEqual(['doc-1.md', 'doc-2.md', 'doc-3.md', 'doc-4.md', 'doc-5.md']);
   });
 });

@@ -5,7 +5,7 @@ import { errorBody, logRequestError } from '../error-handler.ts';
 import { abortOnClientClose } from '../request-abort.ts';
 import { parseQueryRequest } from '../request-schema.ts';
 import type { OpenGate } from '../store-gate.ts';
-import { rerankedField } from './search.ts';
+import { rerankedField, visibleGroupsOf } from './search.ts';
 
 function citationJson(citation: Citation) {
   return { source: citation.source, heading_path: citation.headingPath, chunk_index: citation.chunkIndex, score: citation.score };
@@ -65,7 +65,8 @@ export function registerChatRoute(app: FastifyInstance, deps: { answerer: Answer
     const signal = abortOnClientClose(reply);
     // Before any stream starts, so that a store still unopened is a plain JSON 503, not an SSE error event.
     await deps.storeGate?.ready(signal);
-    if (wantsStream(request, stream)) return streamAnswer(reply, deps.answerer.stream(query, k ?? deps.defaultK, signal));
-    return answerJson(await deps.answerer.answer(query, k ?? deps.defaultK, signal));
+    const visibleGroups = visibleGroupsOf(request);
+    if (wantsStream(request, stream)) return streamAnswer(reply, deps.answerer.stream(query, k ?? deps.defaultK, visibleGroups, signal));
+    return answerJson(await deps.answerer.answer(query, k ?? deps.defaultK, visibleGroups, signal));
   });
 }

@@ -1,5 +1,5 @@
-import type { Retriever, SearchHit } from '@rag/core';
-import type { FastifyInstance } from 'fastify';
+import { PUBLIC_ONLY, type Retriever, type SearchHit } from '@rag/core';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { abortOnClientClose } from '../request-abort.ts';
 import { parseQueryRequest } from '../request-schema.ts';
 import type { OpenGate } from '../store-gate.ts';
@@ -23,13 +23,21 @@ export function rerankedField(reranked: boolean | undefined): { reranked?: boole
   return reranked === undefined ? {} : { reranked };
 }
 
+/**
+ * The groups whose documents the caller may read, besides public ones: its API key's (RAG_AUTH_FILE).
+ * No caller (no auth file) sees public documents only: access fails closed.
+ */
+export function visibleGroupsOf(request: FastifyRequest): readonly string[] {
+  return request.caller?.groups ?? PUBLIC_ONLY;
+}
+
 export function registerSearchRoute(app: FastifyInstance, deps: { retriever: Retriever; storeGate?: OpenGate | undefined; defaultK: number }): void {
   app.post('/search', async (request, reply) => {
     const { query, k } = parseQueryRequest(request.body);
     const signal = abortOnClientClose(reply);
     // A store that could not be opened yet (Qdrant or TEI down at start) is retried here, per request.
     await deps.storeGate?.ready(signal);
-    const { hits, reranked } = await deps.retriever.retrieve(query, k ?? deps.defaultK, signal);
+    const { hits, reranked } = await deps.retriever.retrieve(query, k ?? deps.defaultK, visibleGroupsOf(request), signal);
     return { results: hits.map(toSearchResult), ...rerankedField(reranked) };
   });
 }

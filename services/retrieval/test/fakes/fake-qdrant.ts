@@ -1,7 +1,13 @@
 /**
  * An in-memory Qdrant speaking the REST API that @qdrant/js-client-rest calls, and nothing more:
- * collection get/create, payload index, upsert, delete (ids or `source` filter), scroll, count and
- * the Query API (one sparse query, or dense + bm25 prefetches fused by RRF).
+ * collection get/create, payload indexes (listed in `payload_schema`), upsert, delete (ids or filter),
+ * set payload (ids or filter), scroll, count and the Query API (one sparse query, or dense + bm25
+ * prefetches fused by RRF), each with Qdrant's filters: must / should / must_not, `match` (value, any,
+ * except), `is_empty`, `is_null`, `has_id`; an unknown condition is a 400, as a typo is in Qdrant.
+ * Filtering is written here from Qdrant's documentation, not borrowed from the production code:
+ * https://qdrant.tech/documentation/concepts/filtering/ . As Qdrant ≥ 1.10's query planner does, the
+ * root filter is merged into every prefetch (and applied to the fused result); IDF is always the whole
+ * collection's, filter or not.
  * Answers use Qdrant's envelope `{status: "ok", result, time}`, errors `{status: {error}, time}`.
  * https://api.qdrant.tech/api-reference
  *
@@ -22,13 +28,26 @@ interface Point {
 interface Collection {
   config: Record<string, unknown>;
   points: Map<string, Point>;
+  /** field name → field_schema, from PUT /collections/{c}/index. */
+  payloadIndexes: Map<string, string>;
 }
 
 interface Prefetch {
   query: number[] | SparseVector;
   using: string;
   limit: number;
+  filter?: Filter | undefined;
 }
+
+interface Filter {
+  must?: Condition[] | Condition;
+  should?: Condition[] | Condition;
+  must_not?: Condition[] | Condition;
+}
+
+type Condition = Record<string, any>;
+
+class BadFilter extends Error {}
 
 type Route = (collection: string, body: any, response: ServerResponse) => void;
 
@@ -42,9 +61,10 @@ export class FakeQdrant {
   private readonly routes: Record<string, Route> = {
     'GET ': (name, _body, res) => this.getCollection(name, res),
     'PUT ': (name, body, res) => this.createCollection(name, body, res),
-    'PUT /index': (name, _body, res) => this.withCollection(name, res, () => ({ operation_id: 0, status: 'completed' })),
+    'PUT /index': (name, body, res) => this.withCollection(name, res, (c) => createIndex(c, body)),
     'PUT /points': (name, body, res) => this.withCollection(name, res, (c) => this.upsert(c, body)),
     'POST /points/delete': (name, body, res) => this.withCollection(name, res, (c) => this.delete(c, body)),
+    'POST /points/payload': (name, body, res) => this.withCollection(name, res, (c) => setPayload(c, body)),
     'POST /points/scroll': (name, body, res) => this.withCollection(name, res, (c) => scroll(c, body)),
     'POST /points/count': (name, _body, res) => this.withCollection(name, res, (c) => ({ count: c.points.size })),
     'POST /points/query': (name, body, res) => this.withCollection(name, res, (c) => this.query(c, body)),
@@ -56,19 +76,33 @@ export class FakeQdrant {
     const match = /^\/collections\/([^/]+)(\/.*)?$/.exec(pathname);
     const route = match ? this.routes[`${request.method} ${match[2] ?? ''}`] : undefined;
     if (!match || !route) return qdrantError(response, 404, `Not found: ${request.method} ${pathname}`);
-    route(decodeURIComponent(match[1]!), request.body, response);
+    try {
+      route(decodeURIComponent(match[1]!), request.body, response);
+    } catch (error) {
+      if (!(error instanceof BadFilter)) throw error;
+      qdrantError(response, 400, `Bad request: ${error.message}`);
+    }
   };
+
+  /** The payload of every point of a document, in chunk order: what a test asserts a sync wrote. */
+  payloadsOf(source: string, collection = 'docs-v2'): Array<Record<string, unknown>> {
+    const points = [...(this.collections.get(collection)?.points.values() ?? [])].filter((point) => point.payload.source === source);
+    return points.map((point) => point.payload).sort((a, b) => Number(a.chunk_index) - Number(b.chunk_index));
+  }
 
   private getCollection(name: string, response: ServerResponse): void {
     const collection = this.collections.get(name);
     if (!collection) return qdrantError(response, 404, `Not found: Collection \`${name}\` doesn't exist!`);
-    ok(response, { status: 'green', optimizer_status: 'ok', points_count: collection.points.size, config: collection.config, payload_schema: {} });
+    const payloadSchema = Object.fromEntries(
+      [...collection.payloadIndexes].map(([field, schema]) => [field, { data_type: schema, points: [...collection.points.values()].filter((p) => p.payload[field] !== undefined).length }]),
+    );
+    ok(response, { status: 'green', optimizer_status: 'ok', points_count: collection.points.size, config: collection.config, payload_schema: payloadSchema });
   }
 
   private createCollection(name: string, body: any, response: ServerResponse): void {
     if (this.collections.has(name)) return qdrantError(response, 409, `Wrong input: Collection \`${name}\` already exists!`);
     const params = { ...(body.vectors ? { vectors: body.vectors } : {}), sparse_vectors: body.sparse_vectors };
-    this.collections.set(name, { config: { params, ...(body.metadata ? { metadata: body.metadata } : {}) }, points: new Map() });
+    this.collections.set(name, { config: { params, ...(body.metadata ? { metadata: body.metadata } : {}) }, points: new Map(), payloadIndexes: new Map() });
     ok(response, true);
   }
 
@@ -86,36 +120,37 @@ export class FakeQdrant {
   }
 
   private delete(collection: Collection, body: any) {
-    if (Array.isArray(body.points)) for (const id of body.points) collection.points.delete(String(id));
-    const source = body.filter?.must?.[0]?.match?.value;
-    if (source !== undefined) {
-      for (const [id, point] of collection.points) if (point.payload.source === source) collection.points.delete(id);
-    }
+    for (const point of selectedPoints(collection, body)) collection.points.delete(point.id);
     return { operation_id: 2, status: 'completed' };
   }
 
   private query(collection: Collection, body: any) {
     this.queries.push(body);
     const points = [...collection.points.values()];
+    const rootFilter: Filter | undefined = body.filter;
     const ranked = body.prefetch
-      ? fuse(points, body.prefetch as Prefetch[])
-      : rank(points, { query: body.query, using: body.using, limit: body.limit });
+      ? fuse(points, body.prefetch as Prefetch[], rootFilter).filter(({ point }) => matchesFilter(point, rootFilter))
+      : rank(points, { query: body.query, using: body.using, limit: body.limit, filter: rootFilter });
     const answer = { points: ranked.slice(0, body.limit).map(({ point, score }) => ({ id: point.id, version: 1, score, payload: point.payload })) };
     this.answers.push(answer);
     return answer;
   }
 }
 
-function fuse(points: Point[], prefetches: Prefetch[]): Array<{ point: Point; score: number }> {
+function fuse(points: Point[], prefetches: Prefetch[], rootFilter: Filter | undefined): Array<{ point: Point; score: number }> {
   const byId = new Map(points.map((point) => [point.id, point]));
-  const rankings = prefetches.map((prefetch) => rank(points, prefetch).map(({ point }) => point.id));
+  const rankings = prefetches.map((prefetch) => rank(points, { ...prefetch, filter: bothFilters(rootFilter, prefetch.filter) }).map(({ point }) => point.id));
   return reciprocalRankFusion(rankings).map(({ id, score }) => ({ point: byId.get(id)!, score }));
 }
 
-/** One leg: the `limit` best points for a dense or sparse query; a sparse leg only returns points sharing a term. */
+/**
+ * One leg: the `limit` best points matching the filter for a dense or sparse query; a sparse leg only
+ * returns points sharing a term. The sparse IDF counts every point of the collection, filtered out or not.
+ */
 function rank(points: Point[], prefetch: Prefetch): Array<{ point: Point; score: number }> {
   const score = prefetch.using === 'dense' ? denseScorer(prefetch.query as number[]) : sparseScorer(points, prefetch.query as SparseVector);
   return points
+    .filter((point) => matchesFilter(point, prefetch.filter))
     .map((point) => ({ point, score: score(point) }))
     .filter(({ score: s }) => s !== undefined && (prefetch.using === 'dense' || s > 0))
     .map(({ point, score: s }) => ({ point, score: s! }))
@@ -156,6 +191,68 @@ function cosine(a: number[], b: number[]): number {
     nb += y * y;
   });
   return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+function bothFilters(a: Filter | undefined, b: Filter | undefined): Filter | undefined {
+  return a && b ? { must: [a, b] } : (a ?? b);
+}
+
+function asList(conditions: Condition[] | Condition | undefined): Condition[] {
+  return conditions === undefined ? [] : Array.isArray(conditions) ? conditions : [conditions];
+}
+
+/** must: all hold; should: at least one holds (when any is given); must_not: none holds. No filter matches all. */
+function matchesFilter(point: Point, filter: Filter | undefined): boolean {
+  if (!filter) return true;
+  const should = asList(filter.should);
+  return (
+    asList(filter.must).every((condition) => matchesCondition(point, condition)) &&
+    (should.length === 0 || should.some((condition) => matchesCondition(point, condition))) &&
+    !asList(filter.must_not).some((condition) => matchesCondition(point, condition))
+  );
+}
+
+/** The stored values of a key: an array's items, a single value as one item, nothing for a missing key or null. */
+function valuesOf(point: Point, key: string): unknown[] {
+  const value = point.payload[key];
+  if (value === undefined || value === null) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+function matchesCondition(point: Point, condition: Condition): boolean {
+  if ('must' in condition || 'should' in condition || 'must_not' in condition) return matchesFilter(point, condition as Filter);
+  // "field either does not exist, or has null or [] value"
+  if ('is_empty' in condition) return valuesOf(point, condition.is_empty.key).length === 0;
+  if ('is_null' in condition) return point.payload[condition.is_null.key] === null;
+  if ('has_id' in condition) return (condition.has_id as unknown[]).map(String).includes(point.id);
+  if (typeof condition.key === 'string' && condition.match) {
+    const values = valuesOf(point, condition.key);
+    const match = condition.match;
+    // "If several values are stored, at least one of them should match the condition."
+    if ('value' in match) return values.includes(match.value);
+    if ('any' in match) return values.some((value) => (match.any as unknown[]).includes(value));
+    if ('except' in match) return values.some((value) => !(match.except as unknown[]).includes(value));
+  }
+  throw new BadFilter(`unsupported filter condition ${JSON.stringify(condition)}`);
+}
+
+/** The points a write names: `points` (ids) or `filter`. */
+function selectedPoints(collection: Collection, body: any): Point[] {
+  if (Array.isArray(body.points)) return body.points.map((id: unknown) => collection.points.get(String(id))).filter((point: Point | undefined): point is Point => point !== undefined);
+  if (body.filter) return [...collection.points.values()].filter((point) => matchesFilter(point, body.filter));
+  throw new BadFilter('either points or filter is required');
+}
+
+/** POST /points/payload: merges the given keys into each selected point's payload (set_payload, not overwrite). */
+function setPayload(collection: Collection, body: any) {
+  for (const point of selectedPoints(collection, body)) point.payload = { ...point.payload, ...body.payload };
+  return { operation_id: 3, status: 'completed' };
+}
+
+/** PUT /index: the field and its schema show in GET /collections/{c}'s payload_schema from then on. */
+function createIndex(collection: Collection, body: any) {
+  if (body?.field_name) collection.payloadIndexes.set(body.field_name, body.field_schema);
+  return { operation_id: 0, status: 'completed' };
 }
 
 /** Pages in id order; `offset` is the first id of the page, `next_page_offset` the first of the next. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createLogger } from '@rag/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey, parseApiKeys } from '../src/auth/api-keys.ts';
-import { postJson, startTestStack, type TestStack } from './test-stack.ts';
+import { postJson, readJson, startTestStack, type TestStack } from './test-stack.ts';
 
 const SUPPORT_KEY = 'sk-support-4f1c9a7e2b8d4c6f';
 const LIMITED_A_KEY = 'sk-limited-a-93e1d2';
@@ -98,9 +98,11 @@ describe('without a valid key', () => {
   });
 
   it('answers an unknown route 404, with or without a key', async () => {
-    const response = await fetch(`${stack.baseUrl}/nowhere`);
-    expect(response.status).toBe(404);
-    expect((await response.json()).error.code).toBe('RAG_NOT_FOUND');
+    for (const headers of [{}, bearer(SUPPORT_KEY)]) {
+      const response = await fetch(`${stack.baseUrl}/nowhere`, { headers });
+      expect(response.status).toBe(404);
+      expect((await readJson(response)).error.code).toBe('RAG_NOT_FOUND');
+    }
   });
 });
 

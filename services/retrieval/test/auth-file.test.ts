@@ -140,7 +140,7 @@ describe('the server process', () => {
     await writeFile(file, `keys:\n  - name: support-bot\n    sha256: ${HASH}\n    groups: [support]\n`);
     const statuses: number[] = [];
     const { output, listened } = await startServer({ HOST: '0.0.0.0', RAG_AUTH_FILE: file }, async (baseUrl) => {
-      for (const headers of [{}, { authorization: `Bearer ${KEY}` }]) {
+      for (const headers of [{}, { authorization: `Bearer ${KEY}` }] as Array<Record<string, string>>) {
         const response = await fetch(`${baseUrl}/search`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"query":"anything"}' });
         statuses.push(response.status);
         await response.arrayBuffer();

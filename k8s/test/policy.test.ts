@@ -3,8 +3,10 @@
  * written, so it holds without kubectl: restricted security for every container, upstream images
  * included; memory requests and limits; images pinned; the API's drain and budget; TEI and Qdrant.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { baseDir, type Manifest, podSpecOf, readKustomization, workloads } from './render.ts';
+import { baseDir, type Manifest, podSpecOf, ragDir, readKustomization, workloads } from './render.ts';
 
 const { objects, configMaps } = readKustomization(baseDir);
 const pods = workloads(objects);
@@ -174,5 +176,35 @@ describe('TEI and Qdrant', () => {
     expect(qdrant.startupProbe.httpGet.path).toBe('/readyz');
     expect(qdrant.resources).toEqual({ requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '2', memory: '2Gi' } });
     expect(workload('qdrant').spec.volumeClaimTemplates[0].metadata.name, 'the Helm chart claim name, so its volume can be adopted').toBe('qdrant-storage');
+  });
+});
+
+describe('the node pool', () => {
+  const millicores = (cpu: string) => (cpu.endsWith('m') ? Number(cpu.slice(0, -1)) : Number(cpu) * 1000);
+  const mebibytes = (memory: string) => Number(memory.replace(/(Mi|Gi)$/, '')) * (memory.endsWith('Gi') ? 1024 : 1);
+  function requests(workload: Manifest, replicas = workload.spec.replicas ?? 1): { cpu: number; memory: number } {
+    const containers = podSpecOf(workload).containers;
+    return {
+      cpu: replicas * containers.reduce((sum: number, container: Manifest) => sum + millicores(container.resources.requests.cpu), 0),
+      memory: replicas * containers.reduce((sum: number, container: Manifest) => sum + mebibytes(container.resources.requests.memory), 0),
+    };
+  }
+  const always = pods.filter((pod) => pod.kind !== 'CronJob').map((pod) => requests(pod));
+  const steady = always.reduce((sum, one) => ({ cpu: sum.cpu + one.cpu, memory: sum.memory + one.memory }));
+  const job = requests(workload('ingest'), 1);
+  const surge = requests(workload('retrieval'), workload('retrieval').spec.strategy.rollingUpdate.maxSurge);
+  const peak = { cpu: steady.cpu + job.cpu + surge.cpu, memory: steady.memory + job.memory + surge.memory };
+
+  it('is sized in the runbook from the requests as they are', () => {
+    const runbook = readFileSync(join(ragDir, 'README.md'), 'utf8');
+    expect(runbook).toContain(`| **always running** | **${steady.cpu}m** | **${steady.memory}Mi`);
+    expect(runbook).toContain(`| **peak** | **${peak.cpu}m** | **${peak.memory}Mi`);
+    expect(runbook).toContain('--machine-type e2-standard-4');
+  });
+
+  it('fits one e2-standard-4 at the peak (3.92 CPU and about 13 GiB allocatable, less GKE\'s DaemonSets), not an e2-standard-2', () => {
+    expect(peak.cpu).toBeLessThanOrEqual(3920 - 400);
+    expect(peak.memory).toBeLessThanOrEqual(13 * 1024 - 512);
+    expect(steady.cpu).toBeGreaterThan(1930 - 400);
   });
 });

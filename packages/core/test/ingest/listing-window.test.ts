@@ -26,14 +26,16 @@ describe('a long listing', () => {
         for (let index = 0; index < 300; index += 1) {
           listed += 1;
           mostAhead = Math.max(mostAhead, listed - read);
-          yield {
+          const document: SourceDocument = {
             uri: `notes-${index}.md`,
+            groups: [],
             read: async () => {
               await new Promise((resolve) => setTimeout(resolve, 1));
               read += 1;
               return Buffer.from(`# Note ${index}\n\nThe note number ${index}.\n`);
             },
-          } as SourceDocument;
+          };
+          yield document;
         }
       },
     };

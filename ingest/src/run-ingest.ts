@@ -57,6 +57,7 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
       prune: options.prune,
       maxPruneRatio: config.INGEST_MAX_PRUNE_RATIO,
       forcePrune: options.forcePrune,
+      maxFileBytes: config.INGEST_MAX_FILE_BYTES,
       dryRun: options.dryRun,
       logger,
       onDocument: progress.update,

@@ -64,6 +64,8 @@ export const configSchema = z
     RAG_AUTH_FILE: optionalText,
     /** A sync refuses to prune more than this share of the indexed documents (an emptied or mistyped source); --force-prune overrides. */
     INGEST_MAX_PRUNE_RATIO: z.coerce.number().min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1').default(0.5),
+    /** Documents larger than this many bytes (50 MB, decimal) fail with RAG_DOCUMENT_TOO_LARGE instead of being read. */
+    INGEST_MAX_FILE_BYTES: integer(1, Number.MAX_SAFE_INTEGER).default(50_000_000),
   })
   .refine((config) => config.CHUNK_OVERLAP < config.CHUNK_SIZE, {
     message: 'CHUNK_OVERLAP must be smaller than CHUNK_SIZE',

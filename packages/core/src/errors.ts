@@ -53,6 +53,10 @@ export const errorCatalog = {
       'The folder\'s .rag-access.yaml cannot be read, so nothing was indexed (restricted documents must never be indexed as public). Expected: `rules: [{path: "hr/**", groups: [hr]}]`, each rule with a glob and at least one group.',
   },
   RAG_DOCUMENT_UNREADABLE: { status: 422, message: 'The document could not be converted to text.' },
+  RAG_DOCUMENT_TOO_LARGE: {
+    status: 413,
+    message: 'The document is larger than INGEST_MAX_FILE_BYTES and was not indexed; its previous points, if any, are kept. Split it, or raise INGEST_MAX_FILE_BYTES.',
+  },
   RAG_PRUNE_REFUSED: {
     status: 409,
     message:

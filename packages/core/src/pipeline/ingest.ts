@@ -4,7 +4,7 @@ import { chunkMarkdown } from '../chunking/chunk-markdown.ts';
 import type { ConverterRegistry } from '../converters/converter-registry.ts';
 import type { IndexedDocument } from '../domain.ts';
 import type { Embedder } from '../embedders/embedder.ts';
-import { isRagError } from '../errors.ts';
+import { isRagError, RagError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { DocumentSource, SourceDocument } from '../sources/document-source.ts';
 import type { VectorStore } from '../stores/vector-store.ts';
@@ -33,6 +33,8 @@ export interface IngestOptions {
   maxPruneRatio?: number;
   /** Prune past `maxPruneRatio` and on an empty listing (--force-prune). */
   forcePrune?: boolean;
+  /** Larger documents fail with RAG_DOCUMENT_TOO_LARGE, unread when the listing gives their size (default 50 MB). INGEST_MAX_FILE_BYTES. */
+  maxFileBytes?: number;
   /** List each document with its chunk count; write nothing. */
   dryRun: boolean;
   logger: Logger;
@@ -51,6 +53,7 @@ export interface IngestOptions {
 
 const DEFAULT_WRITE_BATCH_POINTS = 512;
 const DEFAULT_MAX_PRUNE_RATIO = 0.5;
+const DEFAULT_MAX_FILE_BYTES = 50_000_000;
 /**
  * Documents listed ahead of those being processed, per unit of concurrency: the listing is read only
  * as fast as documents are synced, so memory holds a window of documents, not the whole listing.
@@ -182,7 +185,11 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
   if (checkChanges && document.sourceVersion !== undefined && previous.sourceVersion === document.sourceVersion) {
     return keepContent(document, previous, run);
   }
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  // Refused unread when the listing gives the size; a source that does not is checked once read.
+  assertWithinSize(document.size, maxFileBytes);
   const bytes = await document.read(options.signal);
+  assertWithinSize(bytes.length, maxFileBytes);
   const contentHash = contentHashOf(bytes);
   if (checkChanges && previous.contentHash === contentHash) return keepContent(document, previous, run);
   const markdown = await converter.toMarkdown(bytes, document.uri, options.signal);
@@ -229,4 +236,10 @@ async function keepContent(document: SourceDocument, previous: IndexedDocument, 
       summary.groupUpdates += 1;
     }),
   };
+}
+
+function assertWithinSize(bytes: number | undefined, maxFileBytes: number): void {
+  if (bytes !== undefined && bytes > maxFileBytes) {
+    throw new RagError('RAG_DOCUMENT_TOO_LARGE', `(${bytes.toLocaleString('en-US')} bytes, the limit is ${maxFileBytes.toLocaleString('en-US')})`);
+  }
 }

@@ -8,6 +8,8 @@ export interface SourceDocument {
    * file's mtime and size). A different value only means "read it and compare the content hash".
    */
   sourceVersion?: string | undefined;
+  /** Bytes, when the listing says (a file's stat, a GCS object's `size`): a document over the limit is refused unread. */
+  size?: number | undefined;
   /**
    * Groups allowed to read it, normalized (see access/groups.ts); empty: public. A folder's `.rag-access.yaml`
    * rules, a GCS object's `rag-groups` metadata. Known from the listing, so a change of groups alone is

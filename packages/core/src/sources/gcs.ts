@@ -56,6 +56,7 @@ export class GcsSource implements DocumentSource {
     return {
       uri,
       sourceVersion: md5Hash ? `md5:${md5Hash}` : `generation:${String(generation)}`,
+      size: file.metadata.size === undefined ? undefined : Number(file.metadata.size),
       groups: parseGroupList(typeof groups === 'string' ? groups : undefined),
       read: async () => {
         try {

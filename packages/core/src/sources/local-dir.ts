@@ -41,6 +41,7 @@ export class LocalDirectorySource implements DocumentSource {
     return {
       uri,
       sourceVersion: `${info.mtimeMs}:${info.size}`,
+      size: info.size,
       groups: access.groupsOf(uri),
       read: () => readFile(path),
     };

@@ -28,7 +28,8 @@ export class LocalDirectorySource implements DocumentSource {
     const paths = await Promise.all(this.include.map((path) => this.walkPath(path))).catch((error: unknown) => {
       throw new RagError('RAG_SOURCE_UNAVAILABLE', `Cannot read ${this.description}.`, { cause: error });
     });
-    for (const path of paths.flat().sort()) if (path !== accessFile) yield this.document(path, access);
+    // Overlapping include paths (docs and docs/api.md) list a file once.
+    for (const path of [...new Set(paths.flat())].sort()) if (path !== accessFile) yield this.document(path, access);
   }
 
   private async walkPath(path: string): Promise<string[]> {

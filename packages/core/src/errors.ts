@@ -57,6 +57,11 @@ export const errorCatalog = {
     status: 413,
     message: 'The document is larger than INGEST_MAX_FILE_BYTES and was not indexed; its previous points, if any, are kept. Split it, or raise INGEST_MAX_FILE_BYTES.',
   },
+  RAG_DOCUMENT_TOO_COMPLEX: {
+    status: 422,
+    message:
+      'The DOCX or PPTX archive inflates past the limits of the embedded converter (decompressed size or number of entries, see docs/ingestion.md) and was not indexed: a zip bomb, or a document to split.',
+  },
   RAG_PRUNE_REFUSED: {
     status: 409,
     message:

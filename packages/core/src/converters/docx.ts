@@ -2,6 +2,7 @@ import mammoth from 'mammoth';
 import type { Converter } from './converter.ts';
 import { htmlToMarkdown } from './html.ts';
 import { reasonOf, unreadable } from './unreadable.ts';
+import { DEFAULT_ZIP_LIMITS, openZipWithinLimits, type ZipLimits } from './zip-limits.ts';
 
 /** Pictures carry no text to search; mammoth's default would inline them as base64 into every chunk. */
 const dropImages = mammoth.images.imgElement(async () => ({ src: '' }));
@@ -10,8 +11,12 @@ const dropImages = mammoth.images.imgElement(async () => ({ src: '' }));
 export class DocxConverter implements Converter {
   readonly extensions = ['docx'] as const;
 
+  constructor(private readonly limits: ZipLimits = DEFAULT_ZIP_LIMITS) {}
+
   async toMarkdown(bytes: Buffer): Promise<string> {
     if (bytes.length === 0) throw unreadable('empty file');
+    // mammoth inflates the parts it reads with no limit: the archive is checked first.
+    await openZipWithinLimits(bytes, 'DOCX', this.limits);
     let html: string;
     try {
       ({ value: html } = await mammoth.convertToHtml({ buffer: bytes }, { convertImage: dropImages }));

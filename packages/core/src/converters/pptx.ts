@@ -1,8 +1,9 @@
 import { XMLParser } from 'fast-xml-parser';
-import JSZip from 'jszip';
+import type JSZip from 'jszip';
 import type { Converter } from './converter.ts';
-import { reasonOf, unreadable } from './unreadable.ts';
+import { unreadable } from './unreadable.ts';
 import { childrenOf, slideText, type XmlNode } from './pptx-slide.ts';
+import { DEFAULT_ZIP_LIMITS, openZipWithinLimits, type ZipLimits } from './zip-limits.ts';
 
 const parser = new XMLParser({ preserveOrder: true, ignoreAttributes: false, trimValues: false, parseTagValue: false });
 
@@ -13,9 +14,12 @@ const parser = new XMLParser({ preserveOrder: true, ignoreAttributes: false, tri
 export class PptxConverter implements Converter {
   readonly extensions = ['pptx'] as const;
 
+  constructor(private readonly limits: ZipLimits = DEFAULT_ZIP_LIMITS) {}
+
   async toMarkdown(bytes: Buffer): Promise<string> {
     if (bytes.length === 0) throw unreadable('empty file');
-    const zip = await openZip(bytes);
+    const zip = await openZipWithinLimits(bytes, 'PPTX', this.limits);
+    if (!zip.file('ppt/presentation.xml')) throw unreadable('not a PPTX: no ppt/presentation.xml');
     const slidePaths = await slidesInOrder(zip);
     const sections: string[] = [];
     for (const [position, path] of slidePaths.entries()) {
@@ -26,17 +30,6 @@ export class PptxConverter implements Converter {
     }
     return sections.length > 0 ? `${sections.join('\n\n')}\n` : '';
   }
-}
-
-async function openZip(bytes: Buffer): Promise<JSZip> {
-  let zip: JSZip;
-  try {
-    zip = await JSZip.loadAsync(bytes);
-  } catch (error) {
-    throw unreadable(`not a readable PPTX: ${reasonOf(error)}`, error);
-  }
-  if (!zip.file('ppt/presentation.xml')) throw unreadable('not a PPTX: no ppt/presentation.xml');
-  return zip;
 }
 
 /** Slide parts in presentation order: presentation.xml lists slide ids whose relationships name the parts. */

@@ -21,7 +21,7 @@ export interface PruneOptions {
 /** Ids per delete call when pruning, to keep each request (an `id IN (…)` filter in LanceDB) small. */
 const PRUNE_BATCH = 1000;
 /** Failures of the document itself, which keeps its own points: they do not stand in the way of pruning. */
-const DOCUMENT_FAULTS = new Set<ErrorCode>(['RAG_DOCUMENT_UNREADABLE', 'RAG_DOCUMENT_TOO_LARGE']);
+const DOCUMENT_FAULTS = new Set<ErrorCode>(['RAG_DOCUMENT_UNREADABLE', 'RAG_DOCUMENT_TOO_LARGE', 'RAG_DOCUMENT_TOO_COMPLEX']);
 /** Documents named in a refusal, as examples of what the listing lost. */
 const EXAMPLES = 3;
 

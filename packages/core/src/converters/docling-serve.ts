@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { readBoundedText } from '../http/bounded-body.ts';
 import {
   classifyFailure,
   deadlineFor,
@@ -6,6 +7,8 @@ import {
   HttpStatusError,
   InvalidResponseError,
   isRetryableFailure,
+  MAX_ERROR_BODY_BYTES,
+  maxBodyBytesOf,
   parseRetryAfter,
   retryAfterMs,
   withRetries,
@@ -22,6 +25,8 @@ export interface DoclingServeOptions {
   timeoutMs?: number;
   retries?: number;
   minBackoffMs?: number;
+  /** Most bytes read from an answer (default MAX_BODY_BYTES.converter: 64 MB of JSON-wrapped Markdown). */
+  maxBodyBytes?: number;
 }
 
 /** The synchronous answer of POST /v1/convert/file for one file (docling-serve v1 API). */
@@ -61,6 +66,7 @@ export class DoclingServeConverter implements Converter {
       url: endpoint(this.options.url, '/v1/convert/file'),
       headers: this.options.apiKey ? { 'x-api-key': this.options.apiKey } : {},
       timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxBodyBytes: this.options.maxBodyBytes,
       signal,
       classifyStatus: (failure) => (DOCUMENT_STATUSES.has(failure.status) ? unreadable(`docling-serve refused it: ${failure.message}`) : undefined),
     };
@@ -73,7 +79,7 @@ export class DoclingServeConverter implements Converter {
         isRetryable: (error) => !deadline.aborted && isRetryableFailure(error),
         retryAfterMs,
       });
-      return await readAnswer(response);
+      return await readAnswer(response, maxBodyBytesOf(call));
     } catch (error) {
       throw classifyFailure(call, error);
     }
@@ -88,12 +94,12 @@ async function postFile(call: RemoteCallOptions, bytes: Buffer, fileName: string
   form.append('image_export_mode', 'placeholder');
   const response = await fetch(call.url, { method: 'POST', headers: { accept: 'application/json', ...call.headers }, body: form, signal });
   if (response.ok) return response;
-  const text = await response.text().catch(() => '');
+  const text = await readBoundedText(response, MAX_ERROR_BODY_BYTES, 'truncate').catch(() => '');
   throw new HttpStatusError(response.status, text.slice(0, 200), parseRetryAfter(response.headers.get('retry-after')));
 }
 
-async function readAnswer(response: Response): Promise<ConvertResponse> {
-  const text = await response.text();
+async function readAnswer(response: Response, maxBytes: number): Promise<ConvertResponse> {
+  const text = await readBoundedText(response, maxBytes);
   try {
     return JSON.parse(text) as ConvertResponse;
   } catch (error) {

@@ -8,10 +8,12 @@
  * - Retried: 429, 502, 503 and network failures (refused, reset, DNS). Never retried: a
  *   caller abort, a timeout, any other status: repeating them would only repeat the failure.
  * - Detail strings name the host and the status or reason, never headers (where keys live).
+ * - Answers are read up to a limit per dependency (MAX_BODY_BYTES): a larger one is a bad response.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry, { AbortError } from 'p-retry';
 import { RagError, type ErrorCode } from '../errors.ts';
+import { BodyTooLargeError, boundedStream, readBoundedText } from './bounded-body.ts';
 
 export type Dependency = 'embed' | 'rerank' | 'gateway' | 'store' | 'converter';
 
@@ -32,6 +34,8 @@ export interface RemoteCallOptions {
   classifyStatus?: (failure: HttpStatusError) => RagError | undefined;
   /** First backoff delay in ms (default 250); doubles on each retry, randomised ×1–2. */
   minBackoffMs?: number;
+  /** Most bytes read from the answer (a stream: all of it); default MAX_BODY_BYTES of the dependency. */
+  maxBodyBytes?: number;
 }
 
 const RETRYABLE_STATUSES = new Set([429, 502, 503]);
@@ -39,6 +43,23 @@ const MAX_BACKOFF_MS = 4_000;
 /** We wait what Retry-After asks, but no longer than this: past it the deadline is the better judge. */
 const MAX_RETRY_AFTER_MS = 10_000;
 const MAX_DETAIL_CHARS = 200;
+/** Of an error answer only a line is shown: the rest is not read. */
+export const MAX_ERROR_BODY_BYTES = 64_000;
+
+/**
+ * Most bytes read from one answer; past it the call fails as a bad response (RAG_*_UNAVAILABLE)
+ * instead of filling memory. Sized well above real answers: 32 embeddings of 4,096 floats are about
+ * 2 MB of JSON, a rerank of 1,000 candidates about 50 KB, a long completion (or its whole stream) a
+ * few hundred KB, docling's Markdown of a 1,000-page PDF a few MB. The Qdrant client reads its own
+ * answers, which our requests keep small (pages of 512 points, a few payload fields).
+ */
+export const MAX_BODY_BYTES: Record<Dependency, number> = {
+  embed: 64_000_000,
+  rerank: 8_000_000,
+  gateway: 16_000_000,
+  store: 32_000_000,
+  converter: 64_000_000,
+};
 
 const errorCodes: Record<Dependency, { unavailable: ErrorCode; timeout: ErrorCode }> = {
   embed: { unavailable: 'RAG_EMBED_UNAVAILABLE', timeout: 'RAG_EMBED_TIMEOUT' },
@@ -72,7 +93,7 @@ export async function callJson<T>(options: RemoteCallOptions): Promise<T> {
   const deadline = deadlineFor(options);
   try {
     const response = await fetchWithRetries(options, deadline);
-    return await readJson<T>(response);
+    return await readJson<T>(response, maxBodyBytesOf(options));
   } catch (error) {
     throw classifyFailure(options, error);
   }
@@ -99,7 +120,7 @@ export async function callStream(options: RemoteCallOptions): Promise<Response> 
   try {
     const response = await fetchWithRetries(options, deadline);
     if (!response.body) throw new InvalidResponseError('the answer has no body');
-    const body = classifyingStream(response.body, (error) => classifyFailure(options, error));
+    const body = classifyingStream(boundedStream(response.body, maxBodyBytesOf(options)), (error) => classifyFailure(options, error));
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   } catch (error) {
     throw classifyFailure(options, error);
@@ -196,10 +217,14 @@ export function classifyFailure(options: RemoteCallOptions, error: unknown): Rag
     const code = error.status === 504 ? codes.timeout : codes.unavailable;
     return new RagError(code, `(${where} answered ${redact(error.message, options.headers)})`, { cause: error });
   }
-  if (error instanceof InvalidResponseError) {
+  if (error instanceof InvalidResponseError || error instanceof BodyTooLargeError) {
     return new RagError(codes.unavailable, `(${where} answered with ${error.message})`, { cause: error });
   }
   return new RagError(codes.unavailable, `(${where} is unreachable: ${networkReason(error)})`, { cause: error });
+}
+
+export function maxBodyBytesOf(options: Pick<RemoteCallOptions, 'dependency' | 'maxBodyBytes'>): number {
+  return options.maxBodyBytes ?? MAX_BODY_BYTES[options.dependency];
 }
 
 /** The call's deadline (timeoutMs, retries included), ended early by the caller's signal. */
@@ -231,12 +256,12 @@ async function fetchOnce(options: RemoteCallOptions, signal: AbortSignal): Promi
 }
 
 async function statusError(response: Response): Promise<HttpStatusError> {
-  const text = await response.text().catch(() => '');
+  const text = await readBoundedText(response, MAX_ERROR_BODY_BYTES, 'truncate').catch(() => '');
   return new HttpStatusError(response.status, serverMessage(text), parseRetryAfter(response.headers.get('retry-after')));
 }
 
-async function readJson<T>(response: Response): Promise<T> {
-  const text = await response.text();
+async function readJson<T>(response: Response, maxBytes: number): Promise<T> {
+  const text = await readBoundedText(response, maxBytes);
   try {
     return JSON.parse(text) as T;
   } catch (error) {

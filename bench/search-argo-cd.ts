@@ -16,7 +16,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeResultsSection } from './results-file.ts';
 import type autocannon from 'autocannon';
-import { Answerer, createLogger, encodeQuery, ingest, PUBLIC_ONLY, Retriever, Telemetry } from '../packages/core/src/index.ts';
+import { Answerer, createLogger, encodeQuery, ingest, PassageReader, PUBLIC_ONLY, Retriever, Telemetry } from '../packages/core/src/index.ts';
 import { LanceDbStore } from '../packages/core/src/embedded.ts';
 import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough } from '../packages/core/src/ingestion.ts';
 import { buildApp } from '../services/retrieval/src/app.ts';
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
     console.error(`in process: p50 ${ms(inProcess.p50)} ms, ${inProcess.perSecond.toFixed(0)} queries/s`);
 
     const answerer = new Answerer({ retriever, chatModel: undefined, minScore: undefined, telemetry });
-    const app = buildApp({ retriever, answerer, telemetry, readinessChecks: [{ name: 'store', check: () => store.checkReady() }], defaultK: TOP_K, logger });
+    const app = buildApp({ retriever, answerer, passages: new PassageReader(store), telemetry, readinessChecks: [{ name: 'store', check: () => store.checkReady() }], defaultK: TOP_K, logger });
     const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
     let http: autocannon.Result;
     let sequentialHttp: Distribution;

@@ -18,6 +18,7 @@ export const EXTERNAL_PACKAGES = ['@lancedb/lancedb', 'apache-arrow', '@huggingf
 export const ENTRY_POINTS = [
   { source: 'services/retrieval/src/server.ts', folder: 'retrieval', name: 'server' },
   { source: 'ingest/src/cli.ts', folder: 'ingest', name: 'cli' },
+  { source: 'services/retrieval/src/mcp/server.ts', folder: 'mcp', name: 'server' },
 ];
 
 const repositoryRoot = fileURLToPath(new URL('../', import.meta.url));

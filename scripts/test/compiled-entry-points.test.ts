@@ -7,6 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, within } from '../../packages/core/test/adapters/fake-server.ts';
 import { makeCorpus, SUPPORTED_DOCUMENTS } from '../../packages/core/test/ingest/fixture-folder.ts';
@@ -130,4 +132,33 @@ describe('node dist/retrieval/server.js, outside the repository', () => {
     server.kill('SIGTERM');
     expect((await within(exit, 30_000)).code).toBe(0);
   });
+});
+
+describe('node dist/mcp/server.js, outside the repository', () => {
+  it('answers MCP tool calls over stdio through the production adapters', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(outRoot, 'mcp/server.js')],
+      cwd: outRoot,
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...productionEnv },
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (data: Buffer) => (stderr += data.toString()));
+    const client = new Client({ name: 'dist-test', version: '1.0.0' });
+    try {
+      await within(client.connect(transport), 30_000);
+      const search = (await client.callTool({ name: 'search', arguments: { query: 'How is credential number 3 rotated?', k: 3 } })) as { structuredContent?: { passages: Array<{ source: string }> } };
+      expect(search.structuredContent?.passages[0]?.source).toBe('guide.md');
+      const sources = (await client.callTool({ name: 'list_sources', arguments: {} })) as { structuredContent?: { sources: Array<{ source: string }> } };
+      expect(sources.structuredContent?.sources.map((s) => s.source)).toContain('guide.md');
+      // Qdrant's retrieve by point id: the passage and its neighbour.
+      const passage = (await client.callTool({ name: 'get_passage', arguments: { source: 'guide.md', chunk_index: 0 } })) as { structuredContent?: { passage: { chunk_index: number; text: string }; after: unknown[] } };
+      expect(passage.structuredContent?.passage.chunk_index).toBe(0);
+      expect(passage.structuredContent?.passage.text.length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+    expect(stderr).not.toMatch(/Cannot find (module|package)/);
+  }, 60_000);
 });

@@ -9,7 +9,14 @@ export const errorCatalog = {
   RAG_INVALID_QUERY: { status: 400, message: '"query" must be a non-empty string of at most 2000 characters.' },
   RAG_INVALID_K: { status: 400, message: '"k" must be an integer between 1 and 50.' },
   RAG_INVALID_REQUEST: { status: 400, message: 'The request does not match the expected shape.' },
-  RAG_NOT_FOUND: { status: 404, message: 'No such route. Routes: GET / (web page), POST /search, POST /chat, GET /healthz, GET /readyz, GET /metrics.' },
+  RAG_NOT_FOUND: {
+    status: 404,
+    message:
+      'No such route. Routes: GET / (web page), POST /search, POST /chat, POST /v1/chat/completions, GET /v1/models, POST /mcp, GET /openapi.json, GET /healthz, GET /readyz, GET /metrics.',
+  },
+  RAG_PASSAGE_NOT_FOUND: { status: 404, message: 'No such passage: check the source and chunk index (list_sources gives the indexed sources and their chunk counts).' },
+  RAG_UNKNOWN_MODEL: { status: 404, message: 'Unknown model: this API serves one model, "rag" (GET /v1/models).' },
+  RAG_NO_QUESTION: { status: 400, message: '"messages" must hold at least one user message with text: the last one is the question.' },
   RAG_PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   RAG_METHOD_NOT_ALLOWED: { status: 405, message: 'This route does not take this method: the Allow header lists the methods it takes.' },
   RAG_BAD_URL: { status: 400, message: 'The URL is not valid: check its percent-encoding (a % must be followed by two hexadecimal digits).' },

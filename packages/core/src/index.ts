@@ -16,6 +16,7 @@ export * from './pipeline/answer.ts';
 export * from './pipeline/ingest.ts';
 export * from './pipeline/ingest-summary.ts';
 export * from './pipeline/retrieve.ts';
+export * from './pipeline/passages.ts';
 export type { Reranker, RerankScore } from './rerankers/reranker.ts';
 export { encodeDocument, encodeQuery } from './sparse/bm25-encoder.ts';
 export { bm25Stems } from './sparse/tokenize.ts';

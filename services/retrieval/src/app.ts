@@ -1,10 +1,11 @@
-import type { Answerer, Logger, Retriever, Telemetry } from '@rag/core';
+import type { Answerer, Logger, PassageReader, Retriever, Telemetry } from '@rag/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ApiKeys } from './auth/api-keys.ts';
 import { registerAuth } from './auth/auth-plugin.ts';
 import { frameworkErrorOptions, registerErrorHandlers } from './error-handler.ts';
 import { registerChatRoute } from './routes/chat.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
+import { registerMcpRoute } from './routes/mcp.ts';
 import { registerMetricsRoute } from './routes/metrics.ts';
 import { registerSearchRoute } from './routes/search.ts';
 import { registerWebRoutes } from './routes/web.ts';
@@ -13,6 +14,8 @@ import type { OpenGate } from './store-gate.ts';
 export interface AppDependencies {
   retriever: Retriever;
   answerer: Answerer;
+  /** Documents and passages by source, for MCP's list_sources and get_passage. */
+  passages: PassageReader;
   telemetry: Telemetry;
   readinessChecks: ReadinessCheck[];
   /** Awaited by /search and /chat before the pipeline; absent when the caller opened the store itself. */
@@ -46,6 +49,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   });
   registerSearchRoute(app, deps);
   registerChatRoute(app, deps);
+  registerMcpRoute(app, deps);
   registerHealthRoutes(app, deps.readinessChecks, { isDraining: deps.isDraining });
   registerMetricsRoute(app, deps.telemetry);
   registerWebRoutes(app);

@@ -8,6 +8,7 @@ import {
   createStore,
   isRagError,
   loadConfig,
+  PassageReader,
   Retriever,
   Telemetry,
   type Config,
@@ -46,6 +47,7 @@ async function main(config: Config, logger: Logger): Promise<void> {
   const app = buildApp({
     retriever,
     answerer,
+    passages: new PassageReader(store),
     telemetry,
     readinessChecks: checks,
     storeGate,

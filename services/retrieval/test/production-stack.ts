@@ -8,6 +8,7 @@ import {
   Answerer,
   createLogger,
   OpenAiGatewayChatModel,
+  PassageReader,
   QdrantStore,
   Retriever,
   TeiEmbedder,
@@ -81,7 +82,7 @@ export async function startProductionStack(options: ProductionStackOptions = {})
     const retriever = new Retriever({ store, embedder, reranker, rerankCandidates, telemetry, rerankFallback, rerankProbeIntervalMs, logger: retrieverLog });
     const answerer = new Answerer({ retriever, chatModel, telemetry });
     const checks = readinessChecks({ gate, store, embedder, reranker, chatModel });
-    const app = buildApp({ retriever, answerer, telemetry, readinessChecks: checks, storeGate: gate, defaultK: 5, logger, isDraining });
+    const app = buildApp({ retriever, answerer, passages: new PassageReader(store), telemetry, readinessChecks: checks, storeGate: gate, defaultK: 5, logger, isDraining });
     return { app, url: await app.listen({ port: 0, host: '127.0.0.1' }) };
   };
 

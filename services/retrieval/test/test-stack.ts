@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Answerer, createLogger, ingest, Retriever, Telemetry, type ChatModel, type Embedder, type IngestSummary, type Logger, type Reranker, type VectorStore } from '@rag/core';
+import { Answerer, createLogger, ingest, PassageReader, Retriever, Telemetry, type ChatModel, type Embedder, type IngestSummary, type Logger, type Reranker, type VectorStore } from '@rag/core';
 import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough } from '@rag/core/ingestion';
 import { LanceDbStore } from '@rag/core/embedded';
 import type { FastifyInstance } from 'fastify';
@@ -57,6 +57,7 @@ export async function startTestStack(options: {
   const app = buildApp({
     retriever,
     answerer,
+    passages: new PassageReader(store),
     telemetry,
     readinessChecks: [{ name: 'store', check: () => store.checkReady() }],
     defaultK: 5,

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { connect, type Connection, type Table } from '@lancedb/lancedb';
 import type { FixedSizeList } from 'apache-arrow';
 import { isVisibleTo, normalizeGroups } from '../access/groups.ts';
-import type { EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit } from '../domain.ts';
+import type { Chunk, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit } from '../domain.ts';
 import { RagError } from '../errors.ts';
 import { reciprocalRankFusion } from '../fusion/rrf.ts';
 import { SparseIndex } from '../sparse/sparse-index.ts';
@@ -119,6 +119,18 @@ export class LanceDbStore implements VectorStore {
     const denseIds = await this.denseSearch(query.dense, candidates, query.visibleGroups);
     const fused = reciprocalRankFusion([denseIds, sparseRanking.map(({ id }) => id)]);
     return fused.slice(0, query.limit).map(({ id, score }) => this.toHit(id, score));
+  }
+
+  async getChunks(ids: readonly string[], visibleGroups: readonly string[]): Promise<Chunk[]> {
+    if (!this.table) return [];
+    await this.refresh();
+    const callerGroups = new Set(visibleGroups);
+    return ids.flatMap((id) => {
+      const payload = this.payloads.get(id);
+      if (!payload || !isVisibleTo(payload.groups, callerGroups)) return [];
+      const { source, headingPath, chunkIndex, text } = payload;
+      return [{ id, source, headingPath, chunkIndex, text }];
+    });
   }
 
   async count(): Promise<number> {

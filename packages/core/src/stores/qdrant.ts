@@ -15,8 +15,8 @@
  * every search filters on it inside each prefetch, so the fused top k holds only visible points.
  */
 import { QdrantClient, QdrantClientResourceExhaustedError, QdrantClientTimeoutError, QdrantClientUnexpectedResponseError } from '@qdrant/js-client-rest';
-import { normalizeGroups } from '../access/groups.ts';
-import type { EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit, SparseVector } from '../domain.ts';
+import { isVisibleTo, normalizeGroups } from '../access/groups.ts';
+import type { Chunk, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit, SparseVector } from '../domain.ts';
 import { RagError } from '../errors.ts';
 import {
   classifyFailure,
@@ -159,6 +159,19 @@ export class QdrantStore implements VectorStore {
     if (!request) return [];
     const result = await this.run(() => this.client.query(this.collection, request), signal);
     return (result.points as ScoredPoint[]).map(toSearchHit);
+  }
+
+  /** One retrieve by point id (https://api.qdrant.tech/api-reference/points/get-points); visibility checked on the payload. */
+  async getChunks(ids: readonly string[], visibleGroups: readonly string[], signal?: AbortSignal): Promise<Chunk[]> {
+    if (this.absent || ids.length === 0) return [];
+    const points = await this.run(() => this.client.retrieve(this.collection, { ids: [...ids], with_payload: true, with_vector: false }), signal);
+    const callerGroups = new Set(visibleGroups);
+    return points
+      .filter((point) => isVisibleTo(groupsOf(point.payload ?? {}), callerGroups))
+      .map((point) => {
+        const { id, source, headingPath, chunkIndex, text } = toSearchHit({ id: point.id, score: 0, payload: point.payload ?? null });
+        return { id, source, headingPath, chunkIndex, text };
+      });
   }
 
   async count(): Promise<number> {
@@ -317,6 +330,10 @@ function toSearchHit(point: ScoredPoint): SearchHit {
     score: point.score,
     fusionScore: point.score,
   };
+}
+
+function groupsOf(payload: Record<string, unknown>): string[] {
+  return Array.isArray(payload.groups) ? payload.groups.filter((group): group is string => typeof group === 'string') : [];
 }
 
 function addToDocuments(documents: Map<string, IndexedDocument>, id: string, payload: Record<string, unknown>): void {

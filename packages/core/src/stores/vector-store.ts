@@ -1,4 +1,4 @@
-import type { EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit, SparseVector } from '../domain.ts';
+import type { Chunk, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit, SparseVector } from '../domain.ts';
 
 export interface HybridQuery {
   /** Absent when no embedder is configured: the search is then sparse only. */
@@ -35,6 +35,11 @@ export interface VectorStore {
   /** Every indexed document with its version and chunk ids, for incremental sync. */
   listDocuments(): Promise<IndexedDocument[]>;
   search(query: HybridQuery, signal?: AbortSignal): Promise<SearchHit[]>;
+  /**
+   * The chunks with these ids that exist and that `visibleGroups` may read (see HybridQuery.visibleGroups);
+   * the others are left out, so a hidden chunk reads exactly as a missing one. Any order.
+   */
+  getChunks(ids: readonly string[], visibleGroups: readonly string[], signal?: AbortSignal): Promise<Chunk[]>;
   count(): Promise<number>;
   /**
    * Storage housekeeping after a run that wrote something (the embedded store merges the small files

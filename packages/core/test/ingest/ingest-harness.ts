@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger, ingest, type EmbeddingModelLock, type Embedder, type HybridQuery, type IndexedChunk, type IndexedDocument, type IngestOptions, type IngestSummary, type SearchHit, type VectorStore } from '../../src/index.ts';
+import { createLogger, ingest, type Chunk, type EmbeddingModelLock, type Embedder, type HybridQuery, type IndexedChunk, type IndexedDocument, type IngestOptions, type IngestSummary, type SearchHit, type VectorStore } from '../../src/index.ts';
 import { createConverters, type DocumentSource } from '../../src/ingestion.ts';
 import { LanceDbStore } from '../../src/embedded.ts';
 
@@ -88,6 +88,10 @@ export class CountingStore implements VectorStore {
 
   search(query: HybridQuery): Promise<SearchHit[]> {
     return this.inner.search(query);
+  }
+
+  getChunks(ids: readonly string[], visibleGroups: readonly string[]): Promise<Chunk[]> {
+    return this.inner.getChunks(ids, visibleGroups);
   }
 
   count(): Promise<number> {

@@ -65,6 +65,7 @@ export class FakeQdrant {
     'PUT /points': (name, body, res) => this.withCollection(name, res, (c) => this.upsert(c, body)),
     'POST /points/delete': (name, body, res) => this.withCollection(name, res, (c) => this.delete(c, body)),
     'POST /points/payload': (name, body, res) => this.withCollection(name, res, (c) => setPayload(c, body)),
+    'POST /points': (name, body, res) => this.withCollection(name, res, (c) => retrieve(c, body)),
     'POST /points/scroll': (name, body, res) => this.withCollection(name, res, (c) => scroll(c, body)),
     'POST /points/count': (name, _body, res) => this.withCollection(name, res, (c) => ({ count: c.points.size })),
     'POST /points/query': (name, body, res) => this.withCollection(name, res, (c) => this.query(c, body)),
@@ -256,6 +257,15 @@ function createIndex(collection: Collection, body: any) {
 }
 
 /** Pages in id order; `offset` is the first id of the page, `next_page_offset` the first of the next. */
+/** POST /collections/{name}/points: the points with these ids, missing ones left out. */
+function retrieve(collection: Collection, body: any) {
+  const points = (body.ids as unknown[]).flatMap((id) => {
+    const point = collection.points.get(String(id));
+    return point ? [{ id: point.id, payload: pick(point.payload, body.with_payload) }] : [];
+  });
+  return points;
+}
+
 function scroll(collection: Collection, body: any) {
   const ids = [...collection.points.keys()].sort();
   const start = body.offset === undefined || body.offset === null ? 0 : ids.indexOf(String(body.offset));

@@ -1,0 +1,62 @@
+/**
+ * `pnpm mcp` / `node dist/mcp/server.js`: the MCP tools over stdio, for desktop clients that start the
+ * server themselves. Reads the same variables as the API (RAG_DATA_DIR, QDRANT_URL, EMBED_*, GATEWAY_*…)
+ * and wires the same adapters; stdout carries the protocol only, logs go to stderr.
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import {
+  Answerer,
+  createChatModel,
+  createEmbedder,
+  createLogger,
+  createReranker,
+  createStore,
+  isRagError,
+  loadConfig,
+  PassageReader,
+  PUBLIC_ONLY,
+  Retriever,
+  Telemetry,
+  type Config,
+  type Logger,
+} from '@rag/core';
+import { StoreGate } from '../store-gate.ts';
+import { createMcpServer } from './tools.ts';
+
+async function main(config: Config, logger: Logger): Promise<void> {
+  const telemetry = new Telemetry();
+  const store = await createStore(config);
+  const embedder = await createEmbedder(config, logger);
+  const reranker = await createReranker(config);
+  const chatModel = createChatModel(config);
+  // Opened on the first tool call that needs it, and retried by the next one while Qdrant or TEI is down.
+  const storeGate = new StoreGate(store, embedder);
+  const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, rerankFallback: config.RERANK_FALLBACK, telemetry, logger });
+  const answerer = new Answerer({ retriever, chatModel, minScore: config.RAG_MIN_SCORE, telemetry });
+  // A local process with no API key: public documents only, as the API without RAG_AUTH_FILE.
+  const server = createMcpServer({ retriever, answerer, passages: new PassageReader(store), storeGate, defaultK: config.TOP_K, visibleGroups: PUBLIC_ONLY });
+  const transport = new StdioServerTransport();
+  transport.onclose = () => {
+    void Promise.allSettled([store.close(), telemetry.shutdown()]).then(() => process.exit(0));
+  };
+  await server.connect(transport);
+  // The client ends the server by closing stdin (MCP's stdio shutdown), or with a signal.
+  process.stdin.once('end', () => void transport.close());
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void transport.close());
+  logger.info({ mode: answerer.mode, collection: config.collection }, 'MCP server ready on stdio');
+}
+
+const config = (() => {
+  try {
+    return loadConfig();
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(2);
+  }
+})();
+const logger = createLogger(config.LOG_LEVEL, { format: config.LOG_FORMAT });
+main(config, logger).catch((error: unknown) => {
+  if (isRagError(error)) logger.fatal({ code: error.code, cause: error.cause }, error.message);
+  else logger.fatal({ err: error }, 'MCP server failed to start');
+  process.exit(1);
+});

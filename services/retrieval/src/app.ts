@@ -6,6 +6,7 @@ import { frameworkErrorOptions, registerErrorHandlers } from './error-handler.ts
 import { registerChatRoute } from './routes/chat.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { registerMcpRoute } from './routes/mcp.ts';
+import { registerOpenAiRoutes } from './routes/openai-chat.ts';
 import { registerMetricsRoute } from './routes/metrics.ts';
 import { registerSearchRoute } from './routes/search.ts';
 import { registerWebRoutes } from './routes/web.ts';
@@ -50,6 +51,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   registerSearchRoute(app, deps);
   registerChatRoute(app, deps);
   registerMcpRoute(app, deps);
+  registerOpenAiRoutes(app, deps);
   registerHealthRoutes(app, deps.readinessChecks, { isDraining: deps.isDraining });
   registerMetricsRoute(app, deps.telemetry);
   registerWebRoutes(app);

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+/**
+ * The OpenAI-compatible surface (/v1/models, /v1/chat/completions) as zod schemas: the route validates
+ * requests with them and /openapi.json documents them. Only the fields we read or send are listed;
+ * requests may carry any other OpenAI field (temperature, max_tokens…), which is accepted and ignored.
+ */
+
+/** The one model this API serves: retrieval + an answer with citations. */
+export const RAG_MODEL_ID = 'rag';
+
+const contentPart = z.object({ type: z.string(), text: z.string().optional() }).passthrough();
+
+export const chatCompletionMessage = z
+  .object({
+    role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
+    content: z.union([z.string(), z.array(contentPart), z.null()]).optional(),
+  })
+  .passthrough();
+
+export const chatCompletionRequest = z
+  .object({
+    model: z.string().describe(`"${RAG_MODEL_ID}"`),
+    messages: z.array(chatCompletionMessage).min(1).describe('the last user message is the question; earlier turns are not used'),
+    stream: z.boolean().optional(),
+  })
+  .passthrough();
+
+export const ragCitation = z.object({
+  source: z.string(),
+  heading_path: z.string(),
+  chunk_index: z.number().int(),
+  score: z.number(),
+  /** The label the answer text uses: `[source#chunk_index]`. */
+  label: z.string(),
+});
+
+const usage = z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() });
+
+export const chatCompletion = z.object({
+  id: z.string(),
+  object: z.literal('chat.completion'),
+  created: z.number().int(),
+  model: z.literal(RAG_MODEL_ID),
+  choices: z.array(
+    z.object({
+      index: z.number().int(),
+      message: z.object({ role: z.literal('assistant'), content: z.string() }),
+      finish_reason: z.literal('stop'),
+    }),
+  ),
+  usage: usage.optional(),
+  citations: z.array(ragCitation).describe('our extension: the passages the answer cites, in order'),
+  rag: z.object({ mode: z.enum(['llm', 'extractive']), reranked: z.boolean().optional() }).describe('our extension: how the answer was made'),
+});
+
+export const chatCompletionChunk = z.object({
+  id: z.string(),
+  object: z.literal('chat.completion.chunk'),
+  created: z.number().int(),
+  model: z.literal(RAG_MODEL_ID),
+  choices: z.array(
+    z.object({
+      index: z.number().int(),
+      delta: z.object({ role: z.literal('assistant').optional(), content: z.string().optional() }),
+      finish_reason: z.literal('stop').nullable(),
+    }),
+  ),
+  citations: z.array(ragCitation).optional().describe('sent on the first chunk (passages retrieved) and the last (passages cited)'),
+});
+
+export const modelList = z.object({
+  object: z.literal('list'),
+  data: z.array(z.object({ id: z.literal(RAG_MODEL_ID), object: z.literal('model'), created: z.number().int(), owned_by: z.string() })),
+});
+
+/** OpenAI's error shape; `code` is ours (docs/errors.md). */
+export const openAiError = z.object({
+  error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string() }),
+});

@@ -7,6 +7,7 @@ import { registerChatRoute } from './routes/chat.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { registerMcpRoute } from './routes/mcp.ts';
 import { registerOpenAiRoutes } from './routes/openai-chat.ts';
+import { registerOpenApiRoute } from './routes/openapi.ts';
 import { registerMetricsRoute } from './routes/metrics.ts';
 import { registerSearchRoute } from './routes/search.ts';
 import { registerWebRoutes } from './routes/web.ts';
@@ -52,6 +53,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   registerChatRoute(app, deps);
   registerMcpRoute(app, deps);
   registerOpenAiRoutes(app, deps);
+  registerOpenApiRoute(app);
   registerHealthRoutes(app, deps.readinessChecks, { isDraining: deps.isDraining });
   registerMetricsRoute(app, deps.telemetry);
   registerWebRoutes(app);

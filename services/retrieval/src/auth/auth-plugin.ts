@@ -6,10 +6,11 @@ import './caller.ts';
 
 /**
  * Routes that answer without a key: the probes, the Prometheus scrape (counts and durations, no document
- * or query text; see k8s/rag/README.md), and the web page's static files, which ask for a key themselves.
+ * or query text; see k8s/rag/README.md), the web page's static files, which ask for a key themselves, and
+ * the OpenAPI document, which describes the routes and holds no data (clients generate code from it).
  * Every other route, /search, /chat and any added later, needs one: access is denied by default.
  */
-export const OPEN_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics', '/', '/app.js']);
+export const OPEN_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics', '/', '/app.js', '/openapi.json']);
 
 /** `Authorization: Bearer <key>`; the scheme is case-insensitive (RFC 7235), the key one token68 (RFC 6750). */
 export function bearerKey(header: string | undefined): string | undefined {

@@ -1,0 +1,60 @@
+import { errorCatalog, type ErrorCode } from '@rag/core';
+import { z } from 'zod';
+import { MAX_QUERY_LENGTH } from './request-schema.ts';
+
+/**
+ * The native routes' bodies as zod schemas, for /openapi.json. Requests are validated by
+ * request-schema.ts, which gives each kind of bad input its own code; these schemas state the same rules.
+ */
+
+export const queryRequest = z.object({
+  query: z.string().min(1).max(MAX_QUERY_LENGTH).describe('the question or search terms'),
+  k: z.number().int().min(1).max(50).optional().describe('passages to return or answer from (default TOP_K)'),
+  stream: z.boolean().optional().describe('POST /chat only: answer as Server-Sent Events'),
+});
+
+const reranked = z.boolean().optional().describe('only with a reranker: false when the results are in the fused order');
+
+export const searchResponse = z.object({
+  results: z.array(
+    z.object({
+      source: z.string(),
+      heading_path: z.string(),
+      chunk_index: z.number().int(),
+      score: z.number(),
+      fusion_score: z.number(),
+      text: z.string(),
+    }),
+  ),
+  reranked,
+});
+
+const citation = z.object({ source: z.string(), heading_path: z.string(), chunk_index: z.number().int(), score: z.number() });
+
+export const chatResponse = z.object({
+  answer: z.string(),
+  citations: z.array(citation),
+  mode: z.enum(['llm', 'extractive']),
+  reranked,
+  unknown_citations: z.array(z.string()).optional(),
+  usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }).optional(),
+});
+
+export const healthResponse = z.object({ status: z.literal('ok') });
+
+export const readyResponse = z.object({
+  status: z.enum(['ready', 'degraded']),
+  checks: z.record(z.string()).describe('dependency → "ok" or the error code of its failure'),
+  degraded: z.array(z.string()).optional(),
+});
+
+const errorCodes = Object.keys(errorCatalog) as [ErrorCode, ...ErrorCode[]];
+
+export const errorResponse = z.object({
+  error: z.object({ code: z.enum(errorCodes), message: z.string() }),
+  dependency: z.string().optional().describe('GET /readyz: the first dependency failing'),
+  checks: z.record(z.string()).optional(),
+});
+
+/** A JSON-RPC 2.0 message of the MCP protocol (https://modelcontextprotocol.io/specification). */
+export const jsonRpcMessage = z.object({ jsonrpc: z.literal('2.0') }).passthrough();

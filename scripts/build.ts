@@ -5,11 +5,13 @@
  * when the configuration asks for them (see packages/core/src/adapters-from-config.ts) and resolve from
  * the workspace's node_modules when dist/ runs inside the repository. docs/architecture.md says why.
  */
-import { cp, rm } from 'node:fs/promises';
+import { cp, mkdir, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build, type BuildOptions } from 'esbuild';
+import { VENDOR_FILES, vendorFilePath } from '../services/retrieval/src/routes/web.ts';
 
 /** Packages with native binaries or their own runtime loading, never bundled. */
 export const EXTERNAL_PACKAGES = ['@lancedb/lancedb', 'apache-arrow', '@huggingface/transformers', 'onnxruntime-node', 'sharp'];
@@ -53,6 +55,10 @@ export async function buildAll(outRoot = 'dist'): Promise<void> {
   await Promise.all(ENTRY_POINTS.map((entry) => build(bundleOptions(entry, out))));
   // The web page's files are read at startup from ../web/ beside the routes: dist/web/ for the bundle.
   await cp(`${repositoryRoot}services/retrieval/src/web`, `${out}/web`, { recursive: true });
+  // The page's libraries (marked, DOMPurify), served from dist/web/vendor/ by routes/web.ts.
+  const requireFromService = createRequire(`${repositoryRoot}services/retrieval/package.json`);
+  await mkdir(`${out}/web/vendor`, { recursive: true });
+  for (const [name, vendor] of Object.entries(VENDOR_FILES)) await cp(vendorFilePath(requireFromService, vendor), `${out}/web/vendor/${name}`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -120,6 +120,8 @@ describe('node dist/retrieval/server.js, outside the repository', () => {
     expect(await page.text()).toContain('<script src="/app.js"');
     const script = await fetch(`${baseUrl}/app.js`);
     expect(script.status).toBe(200);
+    // The page's libraries, copied into dist/web/vendor/ by the build.
+    for (const library of ['/vendor/marked.js', '/vendor/purify.js']) expect((await fetch(`${baseUrl}${library}`)).status).toBe(200);
   });
 
   it('exports its metrics', async () => {

@@ -10,7 +10,7 @@ import './caller.ts';
  * the OpenAPI document, which describes the routes and holds no data (clients generate code from it).
  * Every other route, /search, /chat and any added later, needs one: access is denied by default.
  */
-export const OPEN_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics', '/', '/app.js', '/openapi.json']);
+export const OPEN_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics', '/', '/app.js', '/vendor/purify.js', '/vendor/marked.js', '/openapi.json']);
 
 /** `Authorization: Bearer <key>`; the scheme is case-insensitive (RFC 7235), the key one token68 (RFC 6750). */
 export function bearerKey(header: string | undefined): string | undefined {

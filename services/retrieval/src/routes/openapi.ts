@@ -89,6 +89,8 @@ export function openApiDocument(): Record<string, unknown> {
       '/metrics': { get: { summary: 'Prometheus exposition', responses: { 200: { description: 'metrics', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
       '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },
       '/': { get: { summary: 'The web page', responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } } },
+      '/vendor/purify.js': { get: { summary: 'DOMPurify, for the web page', responses: { 200: { description: 'JavaScript', content: { 'text/javascript': { schema: { type: 'string' } } } } } } },
+      '/vendor/marked.js': { get: { summary: 'marked, for the web page', responses: { 200: { description: 'JavaScript', content: { 'text/javascript': { schema: { type: 'string' } } } } } } },
       '/app.js': { get: { summary: 'The web page\'s script', responses: { 200: { description: 'JavaScript', content: { 'text/javascript': { schema: { type: 'string' } } } } } } },
     },
   };

@@ -1,8 +1,32 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 
 const webFolder = new URL('../web/', import.meta.url);
+
+/**
+ * The browser builds of the page's two libraries, served from this origin (the policy allows no other):
+ * route → package and file. `pnpm build` copies them to dist/web/vendor/, since the images have no node_modules.
+ */
+export const VENDOR_FILES: Readonly<Record<string, { packageName: string; file: string }>> = {
+  'purify.js': { packageName: 'dompurify', file: 'dist/purify.min.js' },
+  'marked.js': { packageName: 'marked', file: 'lib/marked.umd.js' },
+};
+
+/** The file's path in the installed package: its `exports` list neither the browser build nor package.json. */
+export function vendorFilePath(require: NodeJS.Require, vendor: { packageName: string; file: string }): string {
+  const entry = require.resolve(vendor.packageName);
+  const root = `${sep}node_modules${sep}${vendor.packageName}${sep}`;
+  return join(entry.slice(0, entry.lastIndexOf(root) + root.length), vendor.file);
+}
+
+function readVendorFile(name: string, vendor: { packageName: string; file: string }): string {
+  const copied = new URL(`vendor/${name}`, webFolder);
+  if (existsSync(copied)) return readFileSync(copied, 'utf8');
+  return readFileSync(vendorFilePath(createRequire(import.meta.url), vendor), 'utf8');
+}
 
 /**
  * Only this origin: scripts come from /app.js (no inline script), and the page's one inline <style>
@@ -43,4 +67,10 @@ export function registerWebRoutes(app: FastifyInstance): void {
       .type('text/javascript; charset=utf-8')
       .send(script);
   });
+  for (const [name, packageFile] of Object.entries(VENDOR_FILES)) {
+    const library = readVendorFile(name, packageFile);
+    app.get(`/vendor/${name}`, async (_request, reply) => {
+      return reply.header('x-content-type-options', 'nosniff').header('cache-control', 'no-cache').type('text/javascript; charset=utf-8').send(library);
+    });
+  }
 }

@@ -1,5 +1,6 @@
 // The page's only script, served as GET /app.js (the Content-Security-Policy allows no inline script).
-// Every piece of API data is written with textContent, never parsed as HTML.
+// API data is written with textContent, except an answer's Markdown: parsed by marked with raw HTML
+// escaped, then sanitised by DOMPurify (both served from this origin, /vendor/), before it is inserted.
 'use strict';
 
 (function () {
@@ -18,6 +19,20 @@
   const results = document.getElementById('results');
   const keyForm = document.getElementById('key-form');
   const keyInput = document.getElementById('api-key');
+  const notCovered = document.getElementById('not-covered');
+  const passagePanel = document.getElementById('passage-panel');
+
+  /** A `[source#chunk]` label in an answer. */
+  const CITATION = /\[([^\[\]\s]+#\d+)\]/g;
+
+  // Raw HTML in an answer is shown as text, never interpreted: a document or a model cannot inject markup.
+  marked.use({
+    renderer: {
+      html: function (token) {
+        return token.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+      },
+    },
+  });
 
   /** Where the API key lives: this tab only, gone when it closes. */
   const KEY_STORAGE = 'rag-api-key';
@@ -61,7 +76,10 @@
     status.textContent = '';
     answerPanel.hidden = true;
     answer.textContent = '';
+    answer.classList.remove('markdown');
     answer.setAttribute('aria-busy', 'false');
+    notCovered.hidden = true;
+    passagePanel.hidden = true;
     mode.hidden = true;
     usage.hidden = true;
     unknown.hidden = true;
@@ -120,6 +138,7 @@
       return;
     }
     const body = await response.json();
+    const terms = queryTerms(query);
     for (const result of body.results) {
       const item = element('li', 'result');
       const details = element('details');
@@ -133,13 +152,100 @@
         element('span', 'score', 'score ' + formatScore(result.score)),
       );
       summary.append(facts);
-      details.append(summary, element('p', 'text', passageBody(result)));
+      const text = element('p', 'text');
+      text.append(...highlighted(passageBody(result), terms));
+      details.append(summary, text);
       item.append(details);
       results.append(item);
     }
     resultsPanel.hidden = false;
     status.textContent = body.results.length === 0 ? 'No passage matches.' : body.results.length + ' passages, best first.';
   }
+
+  /** The query's words of two letters or more, lower-cased, for highlighting. */
+  function queryTerms(query) {
+    const words = query.toLowerCase().match(/[\p{L}\p{N}_]{2,}/gu) || [];
+    return Array.from(new Set(words));
+  }
+
+  /** The text as nodes, each occurrence of a term (at a word start) wrapped in <mark>. */
+  function highlighted(text, terms) {
+    if (terms.length === 0) return [text];
+    const escaped = terms.map((term) => term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    const pattern = new RegExp('(?<![\\p{L}\\p{N}_])(' + escaped.join('|') + ')', 'giu');
+    const nodes = [];
+    let at = 0;
+    for (const match of text.matchAll(pattern)) {
+      if (match.index > at) nodes.push(text.slice(at, match.index));
+      nodes.push(element('mark', '', match[0]));
+      at = match.index + match[0].length;
+    }
+    if (at < text.length) nodes.push(text.slice(at));
+    return nodes;
+  }
+
+  /** The answer as sanitised Markdown, each [source#chunk] label a link that opens the passage. */
+  function renderAnswer(text) {
+    answer.replaceChildren(DOMPurify.sanitize(marked.parse(text).trim(), { RETURN_DOM_FRAGMENT: true }));
+    answer.classList.add('markdown');
+    const walker = document.createTreeWalker(answer, NodeFilter.SHOW_TEXT);
+    const textNodes = [];
+    while (walker.nextNode()) textNodes.push(walker.currentNode);
+    for (const node of textNodes) {
+      const value = node.nodeValue;
+      if (!CITATION.test(value)) continue;
+      CITATION.lastIndex = 0;
+      const parts = [];
+      let at = 0;
+      for (const match of value.matchAll(CITATION)) {
+        if (match.index > at) parts.push(value.slice(at, match.index));
+        const link = element('a', 'cite', '[' + match[1] + ']');
+        link.href = '#passage';
+        link.dataset.label = match[1];
+        parts.push(link);
+        at = match.index + match[0].length;
+      }
+      if (at < value.length) parts.push(value.slice(at));
+      node.replaceWith(...parts);
+    }
+  }
+
+  /** Opens a cited passage's text, read through the MCP tool get_passage (same key, same visibility). */
+  async function openPassage(citationLabel) {
+    const split = citationLabel.lastIndexOf('#');
+    const source = citationLabel.slice(0, split);
+    const chunkIndex = Number(citationLabel.slice(split + 1));
+    const request = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_passage', arguments: { source: source, chunk_index: chunkIndex, neighbours: 0 } } };
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const key = storedKey();
+    if (key) headers.authorization = 'Bearer ' + key;
+    const response = await fetch('/mcp', { method: 'POST', headers: headers, body: JSON.stringify(request) });
+    if (!response.ok) {
+      const error = await errorOf(response);
+      if (response.status === 401) askForKey(error);
+      else showError(error.code, error.message);
+      return;
+    }
+    const result = (await response.json()).result;
+    if (!result || result.isError) {
+      const error = result ? JSON.parse(result.content[0].text).error : { code: 'MCP_ERROR', message: 'The passage could not be read.' };
+      showError(error.code, error.message);
+      return;
+    }
+    const passage = result.structuredContent.passage;
+    document.getElementById('passage-label').textContent = label(passage);
+    document.getElementById('passage-heading').textContent = passage.heading_path;
+    document.getElementById('passage-text').textContent = passageBody(passage);
+    passagePanel.hidden = false;
+    passagePanel.scrollIntoView({ block: 'nearest' });
+  }
+
+  answer.addEventListener('click', (event) => {
+    const link = event.target.closest('a.cite');
+    if (!link) return;
+    event.preventDefault();
+    openPassage(link.dataset.label).catch((error) => showError('NETWORK_ERROR', 'The passage could not be read: ' + error.message));
+  });
 
   function renderCitations(list) {
     citations.replaceChildren();
@@ -154,7 +260,8 @@
   }
 
   function renderDone(done) {
-    answer.textContent = done.answer;
+    renderAnswer(done.answer);
+    notCovered.hidden = (done.citations || []).length > 0;
     renderCitations(done.citations || []);
     mode.textContent = done.mode;
     mode.hidden = false;

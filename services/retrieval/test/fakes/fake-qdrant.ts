@@ -11,13 +11,19 @@
  * Answers use Qdrant's envelope `{status: "ok", result, time}`, errors `{status: {error}, time}`.
  * https://api.qdrant.tech/api-reference
  *
- * Scoring is Qdrant's: cosine for `dense`; for `bm25` (modifier idf) Σ idf(i)·q_i·d_i with
- * idf = ln((N − n + 0.5)/(n + 0.5) + 1); fusion is the real RRF of packages/core/src/fusion/rrf.ts.
+ * Scoring is Qdrant's, written here from Qdrant's documentation and source and never imported from the
+ * code under test (the embedded store fuses and scores with packages/core, so sharing it would let a bug
+ * in one hide in both): cosine for `dense`; for `bm25` (modifier idf) Σ idf(i)·q_i·d_i with
+ * idf = ln((N − n + 0.5)/(n + 0.5) + 1) (https://qdrant.tech/documentation/concepts/indexing/#idf-modifier);
+ * fusion is RRF, see `rrfFusion` below.
  */
 import type { ServerResponse } from 'node:http';
-import { reciprocalRankFusion, type SparseVector } from '@rag/core';
 import { sendJson, type RecordedRequest } from '../../../../packages/core/test/adapters/fake-server.ts';
 
+interface SparseVector {
+  indices: number[];
+  values: number[];
+}
 interface Point {
   id: string;
   dense?: number[];
@@ -130,7 +136,7 @@ export class FakeQdrant {
     const points = [...collection.points.values()];
     const rootFilter: Filter | undefined = body.filter;
     const ranked = body.prefetch
-      ? fuse(points, body.prefetch as Prefetch[], rootFilter).filter(({ point }) => matchesFilter(point, rootFilter))
+      ? fuse(points, body.prefetch as Prefetch[], rootFilter, rrfK(body.query)).filter(({ point }) => matchesFilter(point, rootFilter))
       : rank(points, { query: body.query, using: body.using, limit: body.limit, filter: rootFilter });
     const answer = { points: ranked.slice(0, body.limit).map(({ point, score }) => ({ id: point.id, version: 1, score, payload: point.payload })) };
     this.answers.push(answer);
@@ -138,10 +144,43 @@ export class FakeQdrant {
   }
 }
 
-function fuse(points: Point[], prefetches: Prefetch[], rootFilter: Filter | undefined): Array<{ point: Point; score: number }> {
-  const byId = new Map(points.map((point) => [point.id, point]));
-  const rankings = prefetches.map((prefetch) => rank(points, { ...prefetch, filter: bothFilters(rootFilter, prefetch.filter) }).map(({ point }) => point.id));
-  return reciprocalRankFusion(rankings).map(({ id, score }) => ({ point: byId.get(id)!, score }));
+function fuse(points: Point[], prefetches: Prefetch[], rootFilter: Filter | undefined, k: number): Array<{ point: Point; score: number }> {
+  const legs = prefetches.map((prefetch) => rank(points, { ...prefetch, filter: bothFilters(rootFilter, prefetch.filter) }).map(({ point }) => point));
+  return rrfFusion(legs, k);
+}
+
+/** Qdrant's `DEFAULT_RRF_K`: `{fusion: "rrf"}` uses 2, not the literature's 60; `{rrf: {k}}` (Qdrant ≥ 1.16) sets it. */
+export const QDRANT_DEFAULT_RRF_K = 2;
+
+/**
+ * Qdrant's server-side Reciprocal Rank Fusion (`rrf_scoring`): a point scores Σ over the legs it appears
+ * in of 1 / (its 0-based position + k); a leg's own scores are ignored. Qdrant's scores are f32: each
+ * term and each running sum is rounded to f32, so a point first in both of two legs scores 1.0 and one
+ * at positions 0, 1 and 2 of three legs 0.5 + 0.33333334 + 0.25 = 1.0833334.
+ * https://qdrant.tech/documentation/concepts/hybrid-queries/#reciprocal-rank-fusion-rrf
+ * https://github.com/qdrant/qdrant/blob/master/lib/segment/src/common/reciprocal_rank_fusion.rs
+ * Qdrant sorts by score only (ties come out in hash-map order); the fake breaks ties by id so tests are
+ * deterministic.
+ */
+export function rrfFusion<T extends { id: string }>(legs: readonly (readonly T[])[], k: number = QDRANT_DEFAULT_RRF_K): Array<{ point: T; score: number }> {
+  const fused = new Map<string, { point: T; score: number }>();
+  for (const leg of legs) {
+    for (let position = 0; position < leg.length; position++) {
+      const point = leg[position]!;
+      const contribution = Math.fround(1 / Math.fround(position + k));
+      const entry = fused.get(point.id);
+      if (entry) entry.score = Math.fround(entry.score + contribution);
+      else fused.set(point.id, { point, score: contribution });
+    }
+  }
+  return [...fused.values()].sort((a, b) => b.score - a.score || (a.point.id < b.point.id ? -1 : a.point.id > b.point.id ? 1 : 0));
+}
+
+/** The k of a fusion query: `{fusion: "rrf"}` or `{rrf: {k}}`; anything else is a 400, as in Qdrant. */
+function rrfK(query: any): number {
+  if (query?.fusion === 'rrf') return QDRANT_DEFAULT_RRF_K;
+  if (query?.rrf && typeof query.rrf === 'object') return query.rrf.k ?? QDRANT_DEFAULT_RRF_K;
+  throw new BadFilter(`unsupported fusion query ${JSON.stringify(query)}`);
 }
 
 /**

@@ -21,6 +21,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import { closeFakeServers } from '../../../packages/core/test/adapters/fake-server.ts';
 import { buildApp } from '../src/app.ts';
+import type { ApiKeys } from '../src/auth/api-keys.ts';
 import { readinessChecks } from '../src/readiness-checks.ts';
 import { StoreGate } from '../src/store-gate.ts';
 import { FakeGateway, gatewayError } from './fakes/fake-gateway.ts';
@@ -44,6 +45,8 @@ export interface ProductionStack {
   rerankCandidates: number;
   /** Another app on the same adapters with a fresh, unopened gate: a service that starts now. */
   startAnotherApp(): Promise<string>;
+  /** Syncs the folder into Qdrant again, as the next ingest run would. */
+  ingestAgain(): Promise<IngestSummary>;
   close(): Promise<void>;
 }
 
@@ -56,6 +59,10 @@ export interface ProductionStackOptions {
   /** Receives the retriever's reranker outage lines (warn when it starts, info when it ends). */
   retrieverLog?: Pick<Logger, 'warn' | 'info'>;
   isDraining?: () => boolean;
+  /** The corpus ingested first (default: the handbook). */
+  folder?: string;
+  /** Data routes then need a key (RAG_AUTH_FILE). */
+  apiKeys?: ApiKeys;
 }
 
 export async function startProductionStack(options: ProductionStackOptions = {}): Promise<ProductionStack> {
@@ -82,13 +89,25 @@ export async function startProductionStack(options: ProductionStackOptions = {})
     const retriever = new Retriever({ store, embedder, reranker, rerankCandidates, telemetry, rerankFallback, rerankProbeIntervalMs, logger: retrieverLog });
     const answerer = new Answerer({ retriever, chatModel, telemetry });
     const checks = readinessChecks({ gate, store, embedder, reranker, chatModel });
-    const app = buildApp({ retriever, answerer, passages: new PassageReader(store), telemetry, readinessChecks: checks, storeGate: gate, defaultK: 5, logger, isDraining });
+    const app = buildApp({
+      retriever,
+      answerer,
+      passages: new PassageReader(store),
+      telemetry,
+      readinessChecks: checks,
+      storeGate: gate,
+      defaultK: 5,
+      logger,
+      isDraining,
+      apiKeys: options.apiKeys,
+    });
     return { app, url: await app.listen({ port: 0, host: '127.0.0.1' }) };
   };
 
   const gate = new StoreGate(store, embedder);
   await gate.ready();
-  const ingestSummary = await ingestFolder(handbookFolder, store, embedder, logger);
+  const folder = options.folder ?? handbookFolder;
+  const ingestSummary = await ingestFolder(folder, store, embedder, logger);
   const apps: FastifyInstance[] = [];
   const main = await serve(gate);
   apps.push(main.app);
@@ -104,6 +123,7 @@ export async function startProductionStack(options: ProductionStackOptions = {})
       apps.push(another.app);
       return another.url;
     },
+    ingestAgain: () => ingestFolder(folder, store, embedder, logger),
     async close() {
       await Promise.all(apps.map((app) => app.close()));
       await telemetry.shutdown();

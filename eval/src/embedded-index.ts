@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Answerer, chunkMarkdown, createChatModel, createEmbedder, createReranker, createStore, encodeDocument, ingest, PUBLIC_ONLY, RagError, Retriever, Telemetry, type Config, type Embedder, type IndexedChunk, type Logger, type VectorStore } from '@rag/core';
+import { Answerer, chunkMarkdown, contextualText, createChunkContexts, NO_CONTEXT, type ChunkContexts, createChatModel, createEmbedder, createReranker, createStore, encodeDocument, ingest, PUBLIC_ONLY, RagError, Retriever, Telemetry, type Config, type Embedder, type IndexedChunk, type Logger, type VectorStore } from '@rag/core';
 import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough } from '@rag/core/ingestion';
 import type { ChatReply, EvalBackend, EvalPassage } from './backend.ts';
 import type { GoldenCorpus } from './golden-set.ts';
@@ -26,10 +26,12 @@ export class EmbeddedIndex implements EvalBackend {
     private readonly answerer: Answerer,
     private readonly telemetry: Telemetry,
     private readonly logger: Logger,
+    private readonly contexts: ChunkContexts | undefined,
   ) {
     const dense = embedder ? `dense ${embedder.modelId} + BM25, RRF` : 'sparse BM25 only (no embedder)';
     const rerank = retriever.reranks ? `, reranked (${config.RERANK_MODEL ?? config.RERANK_URL})` : ', no reranker';
-    this.description = `in process, embedded ${store.name}: ${dense}${rerank}`;
+    const context = contexts ? `, chunk context ${contexts.description}` : '';
+    this.description = `in process, embedded ${store.name}: ${dense}${rerank}${context}`;
   }
 
   static async open(baseConfig: Config, logger: Logger): Promise<EmbeddedIndex> {
@@ -41,11 +43,12 @@ export class EmbeddedIndex implements EvalBackend {
       await shareModelCache(baseConfig, dataDir);
       const embedder = await createEmbedder(config, logger);
       const reranker = await createReranker(config);
-      await store.open(embedder ? await embedder.describe() : null);
+      const contexts = await createChunkContexts(config, logger);
+      await store.open(embedder ? await embedder.describe() : null, { context: contexts?.lock ?? NO_CONTEXT });
       // Always 'fail', whatever RERANK_FALLBACK says: a report of the reranked pipeline must not hold fused rankings.
       const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, rerankFallback: 'fail', telemetry });
       const answerer = new Answerer({ retriever, chatModel: createChatModel(config), minScore: config.RAG_MIN_SCORE, telemetry });
-      return new EmbeddedIndex(config, dataDir, store, embedder, retriever, answerer, telemetry, logger);
+      return new EmbeddedIndex(config, dataDir, store, embedder, retriever, answerer, telemetry, logger, contexts);
     } catch (error) {
       // Nobody gets an index to close: release what was made (a model that failed to load, a bad EMBED_URL).
       await store.close();
@@ -62,6 +65,7 @@ export class EmbeddedIndex implements EvalBackend {
       source: new LocalDirectorySource(corpus.root, corpus.include ? { include: corpus.include } : {}),
       store: this.store,
       embedder: this.embedder,
+      contexts: this.contexts,
       converters: new ConverterRegistry([new MarkdownPassthrough()]),
       chunking: { chunkSize: this.config.CHUNK_SIZE, chunkOverlap: this.config.CHUNK_OVERLAP },
       embedBatchSize: this.config.EMBED_BATCH_SIZE,
@@ -90,7 +94,8 @@ export class EmbeddedIndex implements EvalBackend {
       if (this.embedder) {
         const dense: number[][] = [];
         for (let start = 0; start < pending.length; start += this.config.EMBED_BATCH_SIZE) {
-          dense.push(...(await this.embedder.embedDocuments(pending.slice(start, start + this.config.EMBED_BATCH_SIZE).map((chunk) => chunk.text))));
+          const batch = pending.slice(start, start + this.config.EMBED_BATCH_SIZE);
+          dense.push(...(await this.embedder.embedDocuments(batch.map((chunk) => contextualText(chunk.text, chunk.context)))));
         }
         pending.forEach((chunk, position) => (chunk.dense = dense[position]));
       }
@@ -100,9 +105,12 @@ export class EmbeddedIndex implements EvalBackend {
     };
     for await (const document of documents) {
       const contentHash = createHash('sha256').update(document.markdown).digest('hex');
-      for (const chunk of chunkMarkdown(document.markdown, document.source, chunking)) {
-        pending.push({ ...chunk, contentHash, groups: [], sparse: encodeDocument(chunk.text), ingestedAt });
-      }
+      const chunks = chunkMarkdown(document.markdown, document.source, chunking);
+      const contexts = this.contexts ? (await this.contexts.contextsFor({ uri: document.source, markdown: document.markdown, contentHash }, chunks)).contexts : [];
+      chunks.forEach((chunk, position) => {
+        const context = contexts[position] ?? '';
+        pending.push({ ...chunk, contentHash, groups: [], context, sparse: encodeDocument(contextualText(chunk.text, context)), ingestedAt });
+      });
       if (pending.length >= batchChunks) await flush();
     }
     await flush();

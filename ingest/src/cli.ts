@@ -59,6 +59,8 @@ async function main(): Promise<number> {
   });
   for (const failure of summary.failures) process.stderr.write(`failed: ${failure.uri}: ${failure.reason}\n`);
   process.stdout.write(`${summary.toLine()}\n`);
+  // Token usage per run (CONTEXT_MODE=llm): the summary line's errors include the chunks whose context failed.
+  if (config.CONTEXT_MODE === 'llm') process.stdout.write(`${summary.contextLine()}\n`);
   if (summary.interrupted) {
     const left = `${summary.abandoned} of the ${summary.files} documents listed so far not synced, left for the next run`;
     const error = new RagError('RAG_INGEST_INTERRUPTED', `(${(stop.reason as Error).message}; ${left}.)`);

@@ -1,4 +1,4 @@
-import { createEmbedder, createStore, ingest, RagError, type Config, type IngestSummary, type Logger } from '@rag/core';
+import { createChunkContexts, createEmbedder, createStore, ingest, NO_CONTEXT, RagError, type Config, type IngestSummary, type Logger } from '@rag/core';
 import { createConverters, GcsSource, LocalDirectorySource, parseGcsUri, type DocumentSource } from '@rag/core/ingestion';
 import { startProgress, type Progress } from './progress.ts';
 
@@ -39,10 +39,11 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
   const { config, logger } = options;
   const source = chooseSource(options);
   const embedder = await createEmbedder(config, logger);
+  const contexts = await createChunkContexts(config, logger);
   const store = await createStore(config);
   let progress: Progress | undefined;
   try {
-    await store.open(embedder ? await embedder.describe() : null, { create: !options.dryRun });
+    await store.open(embedder ? await embedder.describe() : null, { create: !options.dryRun, context: contexts?.lock ?? NO_CONTEXT });
     const started = performance.now();
     logger.info({ source: source.description, store: store.name, collection: config.collection, dryRun: options.dryRun }, 'ingest started');
     progress = startProgress(logger, options.progressStream);
@@ -50,6 +51,7 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
       source,
       store,
       embedder,
+      contexts,
       converters: createConverters(config),
       chunking: { chunkSize: config.CHUNK_SIZE, chunkOverlap: config.CHUNK_OVERLAP },
       embedBatchSize: config.EMBED_BATCH_SIZE,
@@ -66,7 +68,10 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
       signal: options.signal,
     });
     progress.stop();
-    logger.info({ seconds: (performance.now() - started) / 1000, embedCalls: summary.embedCalls, unchanged: summary.unchanged, unsupported: summary.unsupported }, 'ingest finished');
+    logger.info(
+      { seconds: (performance.now() - started) / 1000, embedCalls: summary.embedCalls, unchanged: summary.unchanged, unsupported: summary.unsupported, ...(contexts ? { contextMode: contexts.description, contexts: summary.contexts } : {}) },
+      'ingest finished',
+    );
     // A stopped run has little time left: the next run compacts.
     if (!summary.interrupted && summary.upserts + summary.deletes > 0 && store.compact) logger.info({ compaction: await store.compact() }, 'storage compacted');
     return summary;

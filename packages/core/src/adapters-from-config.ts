@@ -3,6 +3,10 @@ import { join, resolve } from 'node:path';
 import { OpenAiGatewayChatModel } from './chat/openai-gateway.ts';
 import type { ChatModel } from './chat/chat-model.ts';
 import type { Config } from './config.ts';
+import { LeadContexts, type ChunkContexts } from './context/chunk-contexts.ts';
+import { ContextCache } from './context/context-cache.ts';
+import { LlmContexts } from './context/llm-contexts.ts';
+import { RagError } from './errors.ts';
 import type { Embedder } from './embedders/embedder.ts';
 import { TeiEmbedder } from './embedders/tei.ts';
 import { loadOptionalModule } from './load-optional-module.ts';
@@ -74,4 +78,29 @@ export function createChatModel(config: Config): ChatModel | undefined {
 /** A Model2Vec static model is a folder with model.safetensors and no ONNX graph. */
 function isModel2VecFolder(model: string): boolean {
   return existsSync(join(model, 'model.safetensors')) && !existsSync(join(model, 'onnx'));
+}
+
+/**
+ * CONTEXT_MODE: undefined for off, else what writes each chunk's context. llm asks the gateway
+ * (CONTEXT_MODEL, default GATEWAY_MODEL) and caches contexts in RAG_DATA_DIR/context-cache.jsonl.
+ */
+export async function createChunkContexts(config: Config, logger: Logger): Promise<ChunkContexts | undefined> {
+  if (config.CONTEXT_MODE === 'off') return undefined;
+  if (config.CONTEXT_MODE === 'lead') return new LeadContexts();
+  if (!config.GATEWAY_URL) throw new RagError('RAG_CONFIG_INVALID', 'CONTEXT_MODE=llm needs GATEWAY_URL: the gateway writes the chunk contexts.');
+  const chatModel = new OpenAiGatewayChatModel({
+    url: config.GATEWAY_URL,
+    apiKey: config.GATEWAY_API_KEY,
+    model: config.CONTEXT_MODEL ?? config.GATEWAY_MODEL,
+    timeoutMs: config.GATEWAY_TIMEOUT_MS,
+    temperature: 0,
+  });
+  return new LlmContexts({
+    chatModel,
+    cache: await ContextCache.open(join(resolve(config.RAG_DATA_DIR), 'context-cache.jsonl')),
+    logger,
+    concurrency: config.CONTEXT_CONCURRENCY,
+    maxTokens: config.CONTEXT_MAX_TOKENS,
+    maxDocumentChars: config.CONTEXT_MAX_DOCUMENT_CHARS,
+  });
 }

@@ -66,6 +66,19 @@ export const configSchema = z
     INGEST_MAX_PRUNE_RATIO: z.coerce.number().min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1').default(0.5),
     /** Documents larger than this many bytes (50 MB, decimal) fail with RAG_DOCUMENT_TOO_LARGE instead of being read. */
     INGEST_MAX_FILE_BYTES: integer(1, Number.MAX_SAFE_INTEGER).default(50_000_000),
+    /**
+     * Contextual retrieval (docs/retrieval.md): a short context situating each chunk in its document is stored with it and
+     * prepended to what is embedded and BM25-encoded. off; lead: the document's title and first sentence; llm: written by the gateway.
+     */
+    CONTEXT_MODE: z.enum(['off', 'lead', 'llm']).default('off'),
+    /** llm mode: the gateway model that writes contexts (default GATEWAY_MODEL). */
+    CONTEXT_MODEL: optionalText,
+    /** llm mode: chunks whose context is being written at once, across documents. */
+    CONTEXT_CONCURRENCY: integer(1, 64).default(4),
+    /** llm mode: gateway tokens (prompt + completion) one ingest run may spend; past it, chunks wait for the next run. */
+    CONTEXT_MAX_TOKENS: integer(1, Number.MAX_SAFE_INTEGER).default(2_000_000),
+    /** llm mode: a longer document is sent as a window of this many characters around the chunk. */
+    CONTEXT_MAX_DOCUMENT_CHARS: integer(1_000, 10_000_000).default(24_000),
   })
   .refine((config) => config.CHUNK_OVERLAP < config.CHUNK_SIZE, {
     message: 'CHUNK_OVERLAP must be smaller than CHUNK_SIZE',

@@ -26,6 +26,8 @@ export interface IndexedChunk extends Chunk, DocumentVersion {
   dense?: number[] | undefined;
   sparse: SparseVector;
   ingestedAt: string;
+  /** What situates the chunk in its document (CONTEXT_MODE), prepended to the embedded and BM25-encoded text, never shown; '' for none. */
+  context?: string | undefined;
 }
 
 /** What the store knows of one indexed document. */
@@ -57,4 +59,11 @@ export interface SearchHit {
 export interface EmbeddingModelLock {
   model: string;
   dimension: number;
+}
+
+/** How a collection's chunk contexts were made (CONTEXT_MODE and the version of its rule or prompt); a collection refuses another. */
+export interface ContextLock {
+  mode: 'off' | 'lead' | 'llm';
+  /** null for `off`. */
+  promptVersion: string | null;
 }

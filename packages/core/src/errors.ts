@@ -39,6 +39,11 @@ export const errorCatalog = {
     message:
       'The collection was built with another embedding model. Re-index into a new collection (set QDRANT_COLLECTION or RAG_COLLECTION, e.g. docs-v3) or configure the model the collection records.',
   },
+  RAG_CONTEXT_MISMATCH: {
+    status: 409,
+    message:
+      'The collection was indexed with another CONTEXT_MODE, or another version of its lead rule or prompt: its chunks would mix two kinds of context. Re-index into a new collection (set QDRANT_COLLECTION or RAG_COLLECTION, e.g. docs-v3) or set the CONTEXT_MODE the collection records.',
+  },
   RAG_STORE_NOT_READY: { status: 503, message: 'The index is not open yet. Run `pnpm ingest` first, or wait for the store to start.' },
   RAG_STORE_UNAVAILABLE: { status: 503, message: 'The vector store is unreachable or failing. Check QDRANT_URL and the Qdrant service.' },
   RAG_STORE_TIMEOUT: { status: 504, message: 'The vector store did not answer in time.' },

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { inBatches } from '../batches.ts';
 import type { Chunk, DocumentVersion, IndexedChunk } from '../domain.ts';
 import type { Embedder } from '../embedders/embedder.ts';
+import { contextualText } from '../context/contextual-text.ts';
 import { encodeDocument } from '../sparse/bm25-encoder.ts';
 
 export interface ChunkOptions {
@@ -21,15 +22,19 @@ export async function vectorizeChunks(
   batchSize: number,
   onEmbedCall: () => void,
   signal?: AbortSignal,
+  /** One per chunk (CONTEXT_MODE): prepended to the text that is embedded and encoded, stored apart from it. */
+  contexts?: readonly string[],
 ): Promise<IndexedChunk[]> {
-  const dense = embedder ? await embedInBatches(embedder, chunks.map((chunk) => chunk.text), batchSize, onEmbedCall, signal) : [];
+  const texts = chunks.map((chunk, position) => contextualText(chunk.text, contexts?.[position]));
+  const dense = embedder ? await embedInBatches(embedder, texts, batchSize, onEmbedCall, signal) : [];
   const ingestedAt = new Date().toISOString();
   return chunks.map((chunk, position) => ({
     ...chunk,
     ...version,
     dense: dense[position],
-    sparse: encodeDocument(chunk.text),
+    sparse: encodeDocument(texts[position]!),
     ingestedAt,
+    context: contexts?.[position] ?? '',
   }));
 }
 

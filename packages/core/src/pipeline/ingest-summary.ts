@@ -33,13 +33,22 @@ export class IngestSummary {
   readonly failures: IngestFailure[] = [];
   /** Set when the prune guard kept the documents the listing lost: the listing was empty or lost too many. */
   pruneRefused: PruneRefusal | undefined;
+  /** Chunk contexts (CONTEXT_MODE=llm): failed ones count in `errors`; failed and deferred ones are asked again next run. */
+  readonly contexts = { written: 0, cached: 0, failed: 0, deferred: 0, promptTokens: 0, completionTokens: 0 };
 
   get skipped(): number {
     return this.unchanged + this.unsupported;
   }
 
+  /** Documents that failed, plus chunks indexed without the context the gateway failed to write. */
   get errors(): number {
-    return this.failures.length;
+    return this.failures.length + this.contexts.failed;
+  }
+
+  /** The run's chunk contexts and the gateway tokens they cost, printed after the summary line in llm mode. */
+  contextLine(): string {
+    const { written, cached, failed, deferred, promptTokens, completionTokens } = this.contexts;
+    return `contexts: ${written} written, ${cached} cached, ${failed} failed, ${deferred} deferred (token budget), ${promptTokens + completionTokens} tokens (${promptTokens} prompt + ${completionTokens} completion)`;
   }
 
   toLine(): string {

@@ -2,7 +2,8 @@ import pLimit from 'p-limit';
 import { sameGroups } from '../access/groups.ts';
 import { chunkMarkdown } from '../chunking/chunk-markdown.ts';
 import type { ConverterRegistry } from '../converters/converter-registry.ts';
-import type { IndexedDocument } from '../domain.ts';
+import type { ChunkContexts, ContextDocument, DocumentContexts } from '../context/chunk-contexts.ts';
+import type { Chunk, IndexedDocument } from '../domain.ts';
 import type { Embedder } from '../embedders/embedder.ts';
 import { isRagError, RagError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -35,6 +36,8 @@ export interface IngestOptions {
   forcePrune?: boolean;
   /** Larger documents fail with RAG_DOCUMENT_TOO_LARGE, unread when the listing gives their size (default 50 MB). INGEST_MAX_FILE_BYTES. */
   maxFileBytes?: number;
+  /** CONTEXT_MODE lead or llm: each chunk's context, stored with it and prepended to what is embedded and encoded. */
+  contexts?: ChunkContexts | undefined;
   /** List each document with its chunk count; write nothing. */
   dryRun: boolean;
   logger: Logger;
@@ -200,9 +203,13 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
     options.onPlanned?.(document.uri, chunks.length);
     return undefined;
   }
-  const version = { contentHash, sourceVersion: document.sourceVersion, groups: document.groups };
+  const contexts = options.contexts ? await contextsOf(options.contexts, { uri: document.uri, markdown, contentHash }, chunks, run) : undefined;
+  // A chunk left without its context (gateway failure, token budget) is written with no document version,
+  // so the next run syncs the document again: the cache answers its other chunks.
+  const complete = contexts === undefined || contexts.failed + contexts.deferred === 0;
+  const version = complete ? { contentHash, sourceVersion: document.sourceVersion, groups: document.groups } : { contentHash: '', sourceVersion: undefined, groups: document.groups };
   const onEmbedCall = () => (summary.embedCalls += 1);
-  const vectorized = await vectorizeChunks(chunks, version, options.embedder, options.embedBatchSize, onEmbedCall, options.signal).catch((error: unknown) => {
+  const vectorized = await vectorizeChunks(chunks, version, options.embedder, options.embedBatchSize, onEmbedCall, options.signal, contexts?.contexts).catch((error: unknown) => {
     // The chunks of a document abandoned by a stopped run are not part of what the run did.
     if (options.signal?.aborted) summary.chunks -= chunks.length;
     throw error;
@@ -216,6 +223,15 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
       summary.deletes += staleIds.length;
     }),
   };
+}
+
+async function contextsOf(writer: ChunkContexts, document: ContextDocument, chunks: Chunk[], { options, summary }: Run): Promise<DocumentContexts> {
+  const contexts = await writer.contextsFor(document, chunks, options.signal).catch((error: unknown) => {
+    if (options.signal?.aborted) summary.chunks -= chunks.length;
+    throw error;
+  });
+  for (const key of ['written', 'cached', 'failed', 'deferred', 'promptTokens', 'completionTokens'] as const) summary.contexts[key] += contexts[key];
+  return contexts;
 }
 
 /**

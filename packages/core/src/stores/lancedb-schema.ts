@@ -13,6 +13,7 @@ export function chunkTableSchema(dimension: number | null): Schema {
     new Field('content_hash', new Utf8(), false),
     new Field('source_version', new Utf8(), true),
     new Field(GROUPS_COLUMN, groupsType(), true),
+    new Field(CONTEXT_COLUMN, new Utf8(), true),
     new Field('sparse_indices', new List(new Field('item', new Uint32(), true)), false),
     // Qdrant stores sparse values as float32; so do we, so that both modes score alike.
     new Field('sparse_values', new List(new Field('item', new Float32(), true)), false),
@@ -31,6 +32,10 @@ export const GROUPS_COLUMN = 'groups';
 /** How open() adds the column to an older table: null on every existing row, i.e. public, as before. */
 export const GROUPS_COLUMN_SQL = "arrow_cast(NULL, 'List(Utf8)')";
 
+/** The chunk's context (CONTEXT_MODE), embedded and encoded with its text but never shown; null on rows of older tables. */
+export const CONTEXT_COLUMN = 'context';
+export const CONTEXT_COLUMN_SQL = "arrow_cast(NULL, 'Utf8')";
+
 function groupsType(): List<Utf8> {
   return new List(new Field('item', new Utf8(), true));
 }
@@ -46,6 +51,7 @@ export interface ChunkRow extends Record<string, unknown> {
   content_hash: string;
   source_version: string | null;
   groups: string[];
+  context: string;
   sparse_indices: number[];
   sparse_values: number[];
   dense?: number[];
@@ -62,6 +68,7 @@ export function toChunkRow(chunk: IndexedChunk, withDense: boolean): ChunkRow {
     content_hash: chunk.contentHash,
     source_version: chunk.sourceVersion ?? null,
     groups: [...chunk.groups],
+    context: chunk.context ?? '',
     sparse_indices: chunk.sparse.indices,
     sparse_values: chunk.sparse.values,
   };

@@ -2,11 +2,12 @@ import { join } from 'node:path';
 import { connect, type Connection, type Table } from '@lancedb/lancedb';
 import type { FixedSizeList } from 'apache-arrow';
 import { isVisibleTo, normalizeGroups } from '../access/groups.ts';
-import type { Chunk, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit } from '../domain.ts';
+import type { Chunk, ContextLock, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit } from '../domain.ts';
 import { RagError } from '../errors.ts';
 import { reciprocalRankFusion } from '../fusion/rrf.ts';
 import { SparseIndex } from '../sparse/sparse-index.ts';
-import { chunkTableSchema, GROUPS_COLUMN, GROUPS_COLUMN_SQL, PAYLOAD_COLUMNS, toChunkRow } from './lancedb-schema.ts';
+import { assertSameContext, UNRECORDED_NON_EMPTY } from './context-lock.ts';
+import { chunkTableSchema, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, GROUPS_COLUMN, GROUPS_COLUMN_SQL, PAYLOAD_COLUMNS, toChunkRow } from './lancedb-schema.ts';
 import { describeRecorded, readRecordedModel, writeRecordedModel, type RecordedModel } from './model-lock-file.ts';
 import { addChunkToDocuments } from './indexed-documents.ts';
 import type { HybridQuery, OpenOptions, VectorStore } from './vector-store.ts';
@@ -50,13 +51,15 @@ export class LanceDbStore implements VectorStore {
     const create = options.create ?? true;
     this.connection = await connect(join(this.options.dataDir, 'lancedb'), { readConsistencyInterval: 0 });
     if (!(await this.connection.tableNames()).includes(this.options.collection)) {
-      if (create) await this.createCollection(this.connection, lock);
+      if (create) await this.createCollection(this.connection, lock, options.context);
       return;
     }
     this.table = await this.connection.openTable(this.options.collection);
     this.recorded = (await readRecordedModel(this.modelFile)) ?? (await this.recordFromSchema(this.table, lock, create));
     this.assertSameModel(this.recorded, lock);
     await this.addGroupsColumnIfMissing(this.table, create);
+    await this.addColumnIfMissing(this.table, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, create);
+    if (options.context) await this.checkContext(this.table, options.context, lock, create);
     await this.refresh();
   }
 
@@ -178,6 +181,24 @@ export class LanceDbStore implements VectorStore {
     else this.hasGroupsColumn = false;
   }
 
+  /** An older table gets the column, null on every row; a dry run writes nothing and needs none. */
+  private async addColumnIfMissing(table: Table, name: string, valueSql: string, create: boolean): Promise<void> {
+    if (!create || (await table.schema()).fields.some((field) => field.name === name)) return;
+    await table.addColumns([{ name, valueSql }]);
+  }
+
+  /** See OpenOptions.context: the recorded mode must be the writer's; an empty table without a record takes it. */
+  private async checkContext(table: Table, wanted: ContextLock, lock: EmbeddingModelLock | null, create: boolean): Promise<void> {
+    const recorded = this.recorded?.context ?? ((await table.countRows()) === 0 ? undefined : UNRECORDED_NON_EMPTY);
+    if (recorded) assertSameContext(this.options.collection, recorded, wanted);
+    if (this.recorded?.context || !create) return;
+    const model = this.recorded?.model == null ? null : { model: this.recorded.model, dimension: this.recorded.dimension ?? 0 };
+    // A model this writer cannot name (no embedder configured, or an unrecorded one) is not rewritten.
+    if (model && model.model !== lock?.model) return;
+    await writeRecordedModel(this.modelFile, model, wanted);
+    this.recorded = { ...this.recorded!, context: wanted };
+  }
+
   private toHit(id: string, score: number): SearchHit {
     const payload = this.payloads.get(id);
     if (!payload) throw new RagError('RAG_INTERNAL', `chunk ${id} is indexed but has no payload`);
@@ -252,10 +273,10 @@ export class LanceDbStore implements VectorStore {
     );
   }
 
-  private async createCollection(connection: Connection, lock: EmbeddingModelLock | null): Promise<void> {
+  private async createCollection(connection: Connection, lock: EmbeddingModelLock | null, context: ContextLock | undefined): Promise<void> {
     this.table = await connection.createEmptyTable(this.options.collection, chunkTableSchema(lock?.dimension ?? null));
-    await writeRecordedModel(this.modelFile, lock);
-    this.recorded = { model: lock?.model ?? null, dimension: lock?.dimension ?? null };
+    await writeRecordedModel(this.modelFile, lock, context);
+    this.recorded = { model: lock?.model ?? null, dimension: lock?.dimension ?? null, context };
     await this.refresh();
   }
 

@@ -1,11 +1,13 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { EmbeddingModelLock } from '../domain.ts';
+import type { ContextLock, EmbeddingModelLock } from '../domain.ts';
 
 /** What an embedded collection records about the model that filled it; `null` model = sparse only. */
 export interface RecordedModel {
   model: string | null;
   dimension: number | null;
+  /** How chunk contexts were made (CONTEXT_MODE); absent until a writer records it. */
+  context?: ContextLock | undefined;
 }
 
 export async function readRecordedModel(path: string): Promise<RecordedModel | undefined> {
@@ -17,9 +19,9 @@ export async function readRecordedModel(path: string): Promise<RecordedModel | u
   }
 }
 
-export async function writeRecordedModel(path: string, lock: EmbeddingModelLock | null): Promise<void> {
+export async function writeRecordedModel(path: string, lock: EmbeddingModelLock | null, context?: ContextLock): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const recorded: RecordedModel = { model: lock?.model ?? null, dimension: lock?.dimension ?? null };
+  const recorded: RecordedModel = { model: lock?.model ?? null, dimension: lock?.dimension ?? null, ...(context ? { context } : {}) };
   await writeFile(path, `${JSON.stringify(recorded, null, 2)}\n`);
 }
 

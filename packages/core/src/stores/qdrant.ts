@@ -16,7 +16,7 @@
  */
 import { QdrantClient, QdrantClientResourceExhaustedError, QdrantClientTimeoutError, QdrantClientUnexpectedResponseError } from '@qdrant/js-client-rest';
 import { isVisibleTo, normalizeGroups } from '../access/groups.ts';
-import type { Chunk, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit, SparseVector } from '../domain.ts';
+import type { Chunk, ContextLock, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit, SparseVector } from '../domain.ts';
 import { RagError } from '../errors.ts';
 import {
   classifyFailure,
@@ -30,6 +30,7 @@ import {
 } from '../http/remote-call.ts';
 import { inBatches } from '../batches.ts';
 import { untilAborted } from '../until-aborted.ts';
+import { assertSameContext, UNRECORDED_NON_EMPTY } from './context-lock.ts';
 import { addChunkToDocuments } from './indexed-documents.ts';
 import type { HybridQuery, OpenOptions, VectorStore } from './vector-store.ts';
 
@@ -56,6 +57,8 @@ interface ChunkPayload {
   source_version: string | null;
   /** Groups allowed to read the point; [] (or, on points written before groups existed, absent): public. */
   groups: string[];
+  /** The chunk's context (CONTEXT_MODE), embedded and encoded with `text` but never shown; '' for none. */
+  context: string;
 }
 
 interface ScoredPoint {
@@ -69,6 +72,9 @@ const SPARSE = 'bm25';
 /** Keys of the model lock in the collection metadata. */
 const MODEL_KEY = 'embedding_model';
 const DIMENSION_KEY = 'embedding_dimension';
+/** Keys of the context lock (CONTEXT_MODE and its prompt version) in the collection metadata. */
+const CONTEXT_MODE_KEY = 'context_mode';
+const CONTEXT_VERSION_KEY = 'context_prompt_version';
 const GROUPS = 'groups';
 const SCROLL_PAGE = 512;
 /** Floor for each leg's candidates, so RRF has enough to fuse even for a small `limit`. */
@@ -98,16 +104,18 @@ export class QdrantStore implements VectorStore {
       this.assertSameModel(existing, lock);
       // A collection made before access groups existed gets their index; a dry run writes nothing.
       if (options.create !== false && !hasPayloadIndex(existing, GROUPS)) await this.createKeywordIndex(GROUPS);
+      if (options.context) await this.checkContext(existing, options.context, options.create !== false);
       return;
     }
     if (options.create === false) {
       this.absent = true;
       return;
     }
-    if (await this.createCollection(lock)) return;
+    if (await this.createCollection(lock, options.context)) return;
     // Another replica created it between our GET and PUT: check what it recorded.
     const created = await this.collectionInfo();
     if (created) this.assertSameModel(created, lock);
+    if (created && options.context) await this.checkContext(created, options.context, true);
   }
 
   async upsert(chunks: IndexedChunk[]): Promise<void> {
@@ -201,7 +209,7 @@ export class QdrantStore implements VectorStore {
   }
 
   /** Creates the collection and its `source` index; false when it already existed (409). */
-  private async createCollection(lock: EmbeddingModelLock | null): Promise<boolean> {
+  private async createCollection(lock: EmbeddingModelLock | null, context: ContextLock | undefined): Promise<boolean> {
     try {
       // The low-level API: the client's createCollection() drops the `metadata` field.
       await this.run(() =>
@@ -209,7 +217,7 @@ export class QdrantStore implements VectorStore {
           collection_name: this.collection,
           ...(lock ? { vectors: { [DENSE]: { size: lock.dimension, distance: 'Cosine' } } } : {}),
           sparse_vectors: { [SPARSE]: { modifier: 'idf' } },
-          metadata: { [MODEL_KEY]: lock?.model ?? null, [DIMENSION_KEY]: lock?.dimension ?? null },
+          metadata: { [MODEL_KEY]: lock?.model ?? null, [DIMENSION_KEY]: lock?.dimension ?? null, ...(context ? contextMetadata(context) : {}) },
         }),
       );
     } catch (error) {
@@ -221,6 +229,24 @@ export class QdrantStore implements VectorStore {
     await this.createKeywordIndex('source');
     await this.createKeywordIndex(GROUPS);
     return true;
+  }
+
+  /**
+   * See OpenOptions.context. A collection without the keys (made by the service, or before contexts
+   * existed) gets them (PATCH /collections/{c} merges metadata): the writer's when it is empty, else `off`.
+   */
+  private async checkContext(info: unknown, wanted: ContextLock, write: boolean): Promise<void> {
+    const metadata = field(field(info, 'config'), 'metadata');
+    const mode = field(metadata, CONTEXT_MODE_KEY);
+    const version = field(metadata, CONTEXT_VERSION_KEY);
+    const recorded: ContextLock | undefined =
+      mode === 'off' || mode === 'lead' || mode === 'llm'
+        ? { mode, promptVersion: typeof version === 'string' ? version : null }
+        : (await this.count()) === 0
+          ? undefined
+          : UNRECORDED_NON_EMPTY;
+    if (recorded) assertSameContext(this.collection, recorded, wanted);
+    if (mode === undefined && write) await this.run(() => this.client.updateCollection(this.collection, { metadata: contextMetadata(wanted) }));
   }
 
   private async createKeywordIndex(field: string): Promise<void> {
@@ -276,12 +302,17 @@ function toPoint(chunk: IndexedChunk) {
     content_hash: chunk.contentHash,
     source_version: chunk.sourceVersion ?? null,
     groups: [...chunk.groups],
+    context: chunk.context ?? '',
   };
   const vector = {
     ...(chunk.dense ? { [DENSE]: chunk.dense } : {}),
     [SPARSE]: { indices: chunk.sparse.indices, values: chunk.sparse.values },
   };
   return { id: chunk.id, vector, payload: { ...payload } };
+}
+
+function contextMetadata(context: ContextLock) {
+  return { [CONTEXT_MODE_KEY]: context.mode, [CONTEXT_VERSION_KEY]: context.promptVersion };
 }
 
 function sourceFilter(source: string) {

@@ -1,4 +1,4 @@
-import type { Chunk, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit, SparseVector } from '../domain.ts';
+import type { Chunk, ContextLock, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit, SparseVector } from '../domain.ts';
 
 export interface HybridQuery {
   /** Absent when no embedder is configured: the search is then sparse only. */
@@ -18,6 +18,12 @@ export interface HybridQuery {
 export interface OpenOptions {
   /** false (a dry run): a missing collection is not created; the store then reads as empty and refuses writes. */
   create?: boolean;
+  /**
+   * How the writer makes chunk contexts (CONTEXT_MODE): a collection that records another is refused with
+   * RAG_CONTEXT_MISMATCH. One that records none takes it when empty, and counts as `off` otherwise (it was
+   * filled before contexts existed). Readers leave it out: queries are never contextualized.
+   */
+  context?: ContextLock | undefined;
 }
 
 export interface VectorStore {

@@ -221,6 +221,7 @@ describe('QdrantStore writes', () => {
         content_hash: 'hash-1',
         source_version: 'gen-1',
         groups: ['hr', 'support'],
+        context: '',
       },
     });
     expect(bodies[1]?.points[0]).toMatchObject({ vector: { bm25: { indices: [11, 22], values: [0.5, 1.2] } }, payload: { source_version: null, groups: [] } });

@@ -127,11 +127,11 @@ describe.skipIf(skip)('QdrantStore against a real Qdrant', () => {
   });
 
   describe('access groups', () => {
-    // Term 201 is in every point; the hr points match the query best on both legs.
+    // Term 201 is in every point; the hr points match the query best on both legs, shared.md next (no ties).
     const hr1 = chunk('hr/pay.md', 0, [1, 0, 0, 0], [201, 202], ['hr']);
     const hr2 = chunk('hr/pay.md', 1, [0.99, 0.01, 0, 0], [201, 202], ['hr']);
     const support = chunk('support/faq.md', 0, [0.5, 0.5, 0, 0], [201, 203], ['support']);
-    const both = chunk('shared.md', 0, [0.4, 0.6, 0, 0], [201, 204], ['hr', 'support']);
+    const both = chunk('shared.md', 0, [0.4, 0.6, 0, 0], [201, 202, 204], ['hr', 'support']);
     const open = chunk('public.md', 0, [0.3, 0.7, 0, 0], [201, 205]);
     const sparseQuery = { sparse: { indices: [201, 202], values: [1, 1] }, limit: 3, prefetchLimit: 10 };
     const hybridQuery = { ...sparseQuery, dense: [1, 0, 0, 0] };

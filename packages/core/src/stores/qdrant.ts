@@ -103,7 +103,7 @@ export class QdrantStore implements VectorStore {
     if (existing) {
       this.assertSameModel(existing, lock);
       // A collection made before access groups existed gets their index; a dry run writes nothing.
-      if (options.create !== false && !hasPayloadIndex(existing, GROUPS)) await this.createKeywordIndex(GROUPS);
+      if (options.create !== false && !hasPayloadIndex(existing, GROUPS)) await this.createGroupsIndexIfAllowed();
       if (options.context) await this.checkContext(existing, options.context, options.create !== false);
       return;
     }
@@ -247,6 +247,16 @@ export class QdrantStore implements VectorStore {
           : UNRECORDED_NON_EMPTY;
     if (recorded) assertSameContext(this.collection, recorded, wanted);
     if (mode === undefined && write) await this.run(() => this.client.updateCollection(this.collection, { metadata: contextMetadata(wanted) }));
+  }
+
+  /**
+   * A read-only API key (a query service's) may not create it: searches then filter without the index
+   * (correct, only slower) until a process holding a write key, the ingest job, opens the collection.
+   */
+  private async createGroupsIndexIfAllowed(): Promise<void> {
+    await this.createKeywordIndex(GROUPS).catch((error: unknown) => {
+      if (!isStatus(error, 403)) throw error;
+    });
   }
 
   private async createKeywordIndex(field: string): Promise<void> {

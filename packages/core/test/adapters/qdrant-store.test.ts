@@ -132,6 +132,26 @@ describe('QdrantStore.open', () => {
     expect(dryRun.requests.map((r) => r.method)).toEqual(['GET']);
   });
 
+  it('opens a collection without the groups index even when a read-only key may not create it (403), but not on other failures', async () => {
+    const info = collectionInfo({ denseSize: 4, metadata: { embedding_model: 'm' }, indexes: ['source'] });
+    const readOnly = await startFakeServer(
+      qdrant({
+        [`GET /collections/${C}`]: (_, res) => ok(res, info),
+        [`PUT /collections/${C}/index?wait=true`]: (_, res) => qdrantError(res, 403, 'Forbidden: Write access denied'),
+      }),
+    );
+    await store(readOnly.url).open({ model: 'm', dimension: 4 });
+    expect(readOnly.requests.map((r) => r.method)).toEqual(['GET', 'PUT']);
+
+    const failing = await startFakeServer(
+      qdrant({
+        [`GET /collections/${C}`]: (_, res) => ok(res, info),
+        [`PUT /collections/${C}/index?wait=true`]: (_, res) => qdrantError(res, 400, 'Bad request: wrong field schema'),
+      }),
+    );
+    expect((await failure(store(failing.url).open({ model: 'm', dimension: 4 }))).code).toBe('RAG_STORE_UNAVAILABLE');
+  });
+
   it('creates a sparse-only collection when there is no model', async () => {
     const server = await startFakeServer(
       qdrant({

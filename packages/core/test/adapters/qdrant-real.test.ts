@@ -9,41 +9,15 @@
  *    and socket files, so skipping costs nothing.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { QdrantClient } from '@qdrant/js-client-rest';
-import type { StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IndexedChunk } from '../../src/domain.ts';
 import { RagError } from '../../src/errors.ts';
 import { QdrantStore } from '../../src/stores/qdrant.ts';
+import { realQdrantSkipReason, startRealQdrant, type RealQdrant } from './real-qdrant.ts';
 
-/** The server version the client (1.17.0) is built for. */
-const QDRANT_IMAGE = 'qdrant/qdrant:v1.17.0';
-
-function containerRuntimeSocket(): string | undefined {
-  if (process.env.DOCKER_HOST) return process.env.DOCKER_HOST;
-  const candidates = [
-    process.env.TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE,
-    '/var/run/docker.sock',
-    join(homedir(), '.docker/run/docker.sock'),
-    join(homedir(), '.docker/desktop/docker.sock'),
-    process.env.XDG_RUNTIME_DIR && join(process.env.XDG_RUNTIME_DIR, 'podman/podman.sock'),
-    '/run/podman/podman.sock',
-  ];
-  return candidates.find((path): path is string => Boolean(path) && existsSync(path as string));
-}
-
-const configuredUrl = process.env.QDRANT_URL;
-const runtime = configuredUrl ? undefined : containerRuntimeSocket();
-const skip = !configuredUrl && !runtime;
-if (skip) {
-  console.warn(
-    'qdrant-real.test.ts skipped: no Qdrant to test against. Set QDRANT_URL (and QDRANT_API_KEY if needed) to a running Qdrant ≥ 1.16, ' +
-      `or run a Docker/Podman engine so testcontainers can start ${QDRANT_IMAGE}.`,
-  );
-}
+const skipReason = realQdrantSkipReason('qdrant-real.test.ts');
+if (skipReason) console.warn(skipReason);
 
 function chunk(source: string, chunkIndex: number, dense: number[], indices: number[], groups: string[] = []): IndexedChunk {
   return {
@@ -61,25 +35,19 @@ function chunk(source: string, chunkIndex: number, dense: number[], indices: num
   };
 }
 
-describe.skipIf(skip)('QdrantStore against a real Qdrant', () => {
+describe.skipIf(skipReason !== undefined)('QdrantStore against a real Qdrant', () => {
   const collection = `rag-test-${randomUUID()}`;
-  const apiKey = process.env.QDRANT_API_KEY;
-  let url = configuredUrl ?? '';
-  let container: StartedTestContainer | undefined;
+  let qdrant: RealQdrant | undefined;
   let store: QdrantStore;
 
   beforeAll(async () => {
-    if (!configuredUrl) {
-      const { GenericContainer, Wait } = await import('testcontainers');
-      container = await new GenericContainer(QDRANT_IMAGE).withExposedPorts(6333).withWaitStrategy(Wait.forHttp('/readyz', 6333)).start();
-      url = `http://${container.getHost()}:${container.getMappedPort(6333)}`;
-    }
-    store = new QdrantStore({ url, apiKey, collection, minBackoffMs: 50 });
+    qdrant = await startRealQdrant();
+    store = new QdrantStore({ url: qdrant.url, apiKey: qdrant.apiKey, collection, minBackoffMs: 50 });
   }, 180_000);
 
   afterAll(async () => {
-    if (url) await new QdrantClient({ url, apiKey, checkCompatibility: false }).deleteCollection(collection).catch(() => undefined);
-    await container?.stop();
+    if (qdrant) await new QdrantClient({ url: qdrant.url, apiKey: qdrant.apiKey, checkCompatibility: false }).deleteCollection(collection).catch(() => undefined);
+    await qdrant?.stop();
   });
 
   const lock = { model: 'test-model', dimension: 4 };
@@ -138,10 +106,10 @@ describe.skipIf(skip)('QdrantStore against a real Qdrant', () => {
     const sources = (hits: Array<{ source: string }>) => hits.map((hit) => hit.source).sort();
 
     it('indexes `groups` as a keyword, also on a collection created before groups existed', async () => {
-      const client = new QdrantClient({ url, apiKey, checkCompatibility: false });
+      const client = new QdrantClient({ url: qdrant!.url, apiKey: qdrant!.apiKey, checkCompatibility: false });
       await client.deletePayloadIndex(collection, 'groups', { wait: true });
       expect((await client.getCollection(collection)).payload_schema.groups).toBeUndefined();
-      await new QdrantStore({ url, apiKey, collection }).open(lock);
+      await new QdrantStore({ url: qdrant!.url, apiKey: qdrant!.apiKey, collection }).open(lock);
       expect((await client.getCollection(collection)).payload_schema.groups?.data_type).toBe('keyword');
     });
 
@@ -155,7 +123,7 @@ describe.skipIf(skip)('QdrantStore against a real Qdrant', () => {
     });
 
     it('treats a point without a `groups` key (written before groups existed) as public', async () => {
-      const client = new QdrantClient({ url, apiKey, checkCompatibility: false });
+      const client = new QdrantClient({ url: qdrant!.url, apiKey: qdrant!.apiKey, checkCompatibility: false });
       await client.deletePayload(collection, { wait: true, keys: ['groups'], points: [open.id] });
       expect(sources(await store.search({ ...sparseQuery, visibleGroups: [] }))).toEqual(['public.md']);
     });

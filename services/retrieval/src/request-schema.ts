@@ -20,10 +20,16 @@ export function parseQueryRequest(body: unknown): QueryRequest {
   const query = querySchema.safeParse(fields['query']);
   if (!query.success) throw new RagError('RAG_INVALID_QUERY', describeQueryProblem(fields['query']));
   const k = fields['k'] === undefined ? undefined : kSchema.safeParse(fields['k']);
-  if (k && !k.success) throw new RagError('RAG_INVALID_K', `Got ${JSON.stringify(fields['k'])}.`);
+  if (k && !k.success) throw new RagError('RAG_INVALID_K', describeKProblem(fields['k']));
   const stream = fields['stream'];
   if (stream !== undefined && typeof stream !== 'boolean') throw new RagError('RAG_INVALID_REQUEST', '"stream" must be true or false.');
   return { query: query.data, k: k?.data, stream: stream === true };
+}
+
+/** Names what was sent without echoing it: a body can nest arrays deeper than JSON.stringify recurses. */
+function describeKProblem(k: unknown): string {
+  if (typeof k === 'number') return `Got ${k}.`;
+  return `Got ${k === null ? 'null' : Array.isArray(k) ? 'an array' : `a ${typeof k}`}.`;
 }
 
 function describeQueryProblem(query: unknown): string {

@@ -23,6 +23,8 @@ const cases: Array<[string, unknown, ErrorCode]> = [
   ['k = 51', { query: 'backups', k: 51 }, 'RAG_INVALID_K'],
   ['a fractional k', { query: 'backups', k: 2.5 }, 'RAG_INVALID_K'],
   ['k as a string', { query: 'backups', k: '3' }, 'RAG_INVALID_K'],
+  // Found by the property test: echoing k with JSON.stringify overflowed the stack and answered 500.
+  ['k as arrays nested 20,000 deep', `{"query":"backups","k":${'['.repeat(20_000)}${']'.repeat(20_000)}}`, 'RAG_INVALID_K'],
   ['a JSON array body', [1, 2], 'RAG_INVALID_REQUEST'],
   ['a non-boolean stream flag', { query: 'backups', stream: 'yes' }, 'RAG_INVALID_REQUEST'],
   ['a body that is not JSON', '{"query": ', 'RAG_INVALID_JSON'],

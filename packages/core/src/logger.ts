@@ -34,7 +34,9 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
   const destination = options.destination ?? 2;
   const isTerminal = options.isTerminal ?? (destination === 2 && process.stderr.isTTY === true);
   const format = resolveLogFormat(options.format ?? 'auto', isTerminal);
-  const sink = pino.destination(destination);
+  // A file is opened synchronously, so that nothing written before the open completes can be lost or
+  // raced by a reader; stderr keeps pino's asynchronous writes, flushed on exit.
+  const sink = pino.destination({ dest: destination, sync: typeof destination === 'string' });
   const loggerOptions = { level, redact: REDACTED_PATHS };
   if (format === 'json' || level === 'silent') return pino(loggerOptions, sink);
   const prettify = prettyFactory({ colorize: isTerminal, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });

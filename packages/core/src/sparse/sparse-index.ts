@@ -1,9 +1,8 @@
 import type { SparseVector } from '../domain.ts';
+import { BestMatches, type SparseMatch } from './best-matches.ts';
+import { PostingList } from './posting-list.ts';
 
-export interface SparseMatch {
-  id: string;
-  score: number;
-}
+export type { SparseMatch } from './best-matches.ts';
 
 /**
  * Qdrant's IDF for a sparse vector with `modifier: "idf"`: `fancy_idf(n, df) = ln((n - df + 0.5) / (df + 0.5) + 1)`,
@@ -15,101 +14,47 @@ export function qdrantIdf(documentCount: number, documentFrequency: number): num
   return Math.log((documentCount - documentFrequency + 0.5) / (documentFrequency + 0.5) + 1);
 }
 
-/** Best first; equal scores by id ascending (Qdrant leaves such ties unordered). */
-function ranksAbove(score: number, id: string, other: SparseMatch): boolean {
-  return score > other.score || (score === other.score && id < other.id);
-}
+/** Compaction waits for at least this many tombstoned postings or slots, so small edits stay cheap. */
+const MIN_GARBAGE_TO_COMPACT = 1024;
 
-function isBetter(a: SparseMatch, b: SparseMatch): boolean {
-  return ranksAbove(a.score, a.id, b);
-}
+/**
+ * Bounds are sums in a different order from the exact score, so they may round below it; a candidate
+ * is pruned only when its bound misses the threshold by more than this share of the summed magnitudes.
+ */
+const BOUND_SLACK = 1e-9;
 
-/** Keeps the `limit` best matches offered, through a bounded min-heap (root = worst kept). */
-class BestMatches {
-  private readonly heap: SparseMatch[] = [];
-
-  constructor(private readonly limit: number) {}
-
-  offer(id: string, score: number): void {
-    const heap = this.heap;
-    if (heap.length < this.limit) {
-      heap.push({ id, score });
-      siftUp(heap, heap.length - 1);
-    } else if (ranksAbove(score, id, heap[0]!)) {
-      heap[0] = { id, score };
-      siftDown(heap, 0);
-    }
-  }
-
-  /** Best first. */
-  sorted(): SparseMatch[] {
-    return this.heap.sort((a, b) => (isBetter(a, b) ? -1 : 1));
-  }
-}
-
-function siftUp(heap: SparseMatch[], index: number): void {
-  let child = index;
-  while (child > 0) {
-    const parent = (child - 1) >> 1;
-    if (!isBetter(heap[parent]!, heap[child]!)) return;
-    [heap[parent], heap[child]] = [heap[child]!, heap[parent]!];
-    child = parent;
-  }
-}
-
-function siftDown(heap: SparseMatch[], index: number): void {
-  let parent = index;
-  for (;;) {
-    let worst = parent;
-    for (const child of [2 * parent + 1, 2 * parent + 2]) {
-      if (child < heap.length && isBetter(heap[worst]!, heap[child]!)) worst = child;
-    }
-    if (worst === parent) return;
-    [heap[parent], heap[worst]] = [heap[worst]!, heap[parent]!];
-    parent = worst;
-  }
-}
-
-/** The documents holding one index: a Map to edit, packed into arrays lazily to scan. */
-class Posting {
-  private readonly entries = new Map<number, number>();
-  private cache: { slots: Int32Array; values: Float64Array } | undefined;
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  add(slot: number, value: number): void {
-    this.entries.set(slot, value);
-    this.cache = undefined;
-  }
-
-  remove(slot: number): void {
-    this.entries.delete(slot);
-    this.cache = undefined;
-  }
-
-  packed(): { slots: Int32Array; values: Float64Array } {
-    if (this.cache === undefined) {
-      this.cache = { slots: Int32Array.from(this.entries.keys()), values: Float64Array.from(this.entries.values()) };
-    }
-    return this.cache;
-  }
+interface QueryTerm {
+  list: PostingList;
+  /** query value × idf */
+  weight: number;
+  /** The most this term adds to any document's score (0 when it can only lower it). */
+  bound: number;
+  /** Position in the query, to sum contributions in the same order as an exhaustive scan. */
+  queryPosition: number;
 }
 
 /**
  * In-memory sparse index scoring exactly as Qdrant does for a sparse vector with `modifier: "idf"`:
  * score(doc) = Σ over query indices present in doc of query_value × idf(index) × doc_value.
  * Every upserted vector counts in N, the empty one included.
- * Postings are keyed by a dense slot per id, and packed into typed arrays on first read after a
- * change, so a query scans arrays and accumulates into a typed array instead of string-keyed Maps.
+ *
+ * Each document takes a dense slot; each index keeps its documents as a slot-sorted posting list
+ * of typed arrays. A delete only marks the slot (a tombstone); once tombstones pile up, every list
+ * is compacted and the slots renumbered. A search walks the lists document by document with
+ * MaxScore (Turtle & Flood 1995): terms whose summed upper bounds cannot reach the k-th best score
+ * no longer propose candidates, and a candidate is dropped as soon as its bound falls short.
  */
 export class SparseIndex {
-  private readonly postings = new Map<number, Posting>();
+  private readonly postings = new Map<number, PostingList>();
   private readonly documents = new Map<string, { slot: number; indices: readonly number[] }>();
-  private readonly idOfSlot: string[] = [];
-  private readonly freeSlots: number[] = [];
-  private scores = new Float64Array(0);
+  private idOfSlot: string[] = [];
+  private deleted = new Uint8Array(64);
+  private deletedSlots = 0;
+  private deletedPostings = 0;
+  private storedPostings = 0;
+
+  /** `minGarbageToCompact`: tombstones tolerated before a compaction (tests lower it to exercise compaction). */
+  constructor(private readonly minGarbageToCompact = MIN_GARBAGE_TO_COMPACT) {}
 
   get size(): number {
     return this.documents.size;
@@ -121,20 +66,21 @@ export class SparseIndex {
     }
     this.delete(id);
     const slot = this.allocateSlot(id);
-    this.documents.set(id, { slot, indices: [...vector.indices] });
-    vector.indices.forEach((index, i) => this.postingOf(index).add(slot, vector.values[i]!));
+    const indices = [...new Set(vector.indices)];
+    this.documents.set(id, { slot, indices });
+    vector.indices.forEach((index, i) => this.postingOf(index).append(slot, vector.values[i]!));
+    this.storedPostings += indices.length;
   }
 
   delete(id: string): void {
     const document = this.documents.get(id);
     if (document === undefined) return;
     this.documents.delete(id);
-    this.freeSlots.push(document.slot);
-    for (const index of document.indices) {
-      const posting = this.postings.get(index);
-      posting?.remove(document.slot);
-      if (posting?.size === 0) this.postings.delete(index);
-    }
+    this.deleted[document.slot] = 1;
+    this.deletedSlots++;
+    for (const index of document.indices) this.postings.get(index)!.documentFrequency--;
+    this.deletedPostings += document.indices.length;
+    this.compactIfWorthIt();
   }
 
   /**
@@ -144,53 +90,135 @@ export class SparseIndex {
    */
   search(query: SparseVector, limit: number, isVisible?: (id: string) => boolean): SparseMatch[] {
     if (limit <= 0) return [];
+    const terms = this.queryTerms(query);
     const best = new BestMatches(limit);
-    for (const slot of this.accumulate(query)) {
-      const id = this.idOfSlot[slot]!;
-      if (isVisible === undefined || isVisible(id)) best.offer(id, this.scores[slot]!);
-      this.scores[slot] = 0;
+    const termCount = terms.length;
+    // boundBelow[k]: the most terms[0..k) together add to a score (terms sorted by bound ascending).
+    const boundBelow = new Float64Array(termCount + 1);
+    for (let k = 0; k < termCount; k++) boundBelow[k + 1] = boundBelow[k]! + terms[k]!.bound;
+    const byQueryPosition = terms.map((_, k) => k).sort((a, b) => terms[a]!.queryPosition - terms[b]!.queryPosition);
+    const cursors = new Int32Array(termCount);
+    const contributions = new Float64Array(termCount);
+    const holds = new Uint8Array(termCount);
+    let threshold = -Infinity;
+    let firstEssential = 0;
+
+    for (;;) {
+      let candidate = Infinity;
+      for (let k = firstEssential; k < termCount; k++) {
+        const list = terms[k]!.list;
+        if (cursors[k]! < list.length && list.slots[cursors[k]!]! < candidate) candidate = list.slots[cursors[k]!]!;
+      }
+      if (candidate === Infinity) break;
+
+      let partial = 0;
+      let magnitude = 0;
+      for (let k = firstEssential; k < termCount; k++) {
+        const { list, weight } = terms[k]!;
+        if (cursors[k]! < list.length && list.slots[cursors[k]!] === candidate) {
+          const contribution = weight * list.weights[cursors[k]!]!;
+          contributions[k] = contribution;
+          holds[k] = 1;
+          partial += contribution;
+          magnitude += Math.abs(contribution);
+          cursors[k] = cursors[k]! + 1;
+        }
+      }
+      let pruned = this.deleted[candidate] === 1;
+      for (let k = firstEssential - 1; k >= 0 && !pruned; k--) {
+        if (cannotReach(partial + boundBelow[k + 1]!, magnitude + boundBelow[k + 1]!, threshold)) {
+          pruned = true;
+          break;
+        }
+        const { list, weight } = terms[k]!;
+        cursors[k] = list.seek(cursors[k]!, candidate);
+        if (cursors[k]! < list.length && list.slots[cursors[k]!] === candidate) {
+          const contribution = weight * list.weights[cursors[k]!]!;
+          contributions[k] = contribution;
+          holds[k] = 1;
+          partial += contribution;
+          magnitude += Math.abs(contribution);
+        }
+      }
+      if (!pruned && !cannotReach(partial, magnitude, threshold)) {
+        const id = this.idOfSlot[candidate]!;
+        if (isVisible === undefined || isVisible(id)) {
+          let score = 0;
+          for (const k of byQueryPosition) if (holds[k] === 1) score += contributions[k]!;
+          best.offer(id, score);
+          threshold = best.threshold;
+          while (firstEssential < termCount && cannotReach(boundBelow[firstEssential + 1]!, boundBelow[firstEssential + 1]!, threshold)) {
+            firstEssential++;
+          }
+        }
+      }
+      holds.fill(0);
     }
     return best.sorted();
   }
 
-  /** Adds each matching document's score into `this.scores`; returns the slots touched. */
-  private accumulate(query: SparseVector): number[] {
-    const touched: number[] = [];
-    const seen = new Uint8Array(this.scores.length);
-    query.indices.forEach((index, i) => {
-      const posting = this.postings.get(index);
-      if (posting === undefined) return;
-      const weight = query.values[i]! * qdrantIdf(this.documents.size, posting.size);
-      const { slots, values } = posting.packed();
-      for (let j = 0; j < slots.length; j++) {
-        const slot = slots[j]!;
-        if (seen[slot] === 0) {
-          seen[slot] = 1;
-          touched.push(slot);
-        }
-        this.scores[slot] = this.scores[slot]! + weight * values[j]!;
-      }
+  /** The query's indices that some live document holds, with their weights and bounds, by bound ascending. */
+  private queryTerms(query: SparseVector): QueryTerm[] {
+    const terms: QueryTerm[] = [];
+    query.indices.forEach((index, queryPosition) => {
+      const list = this.postings.get(index);
+      if (list === undefined || list.documentFrequency === 0) return;
+      const weight = query.values[queryPosition]! * qdrantIdf(this.documents.size, list.documentFrequency);
+      const bound = Math.max(0, weight * list.maxWeight, weight * list.minWeight);
+      terms.push({ list, weight, bound, queryPosition });
     });
-    return touched;
+    return terms.sort((a, b) => a.bound - b.bound || a.queryPosition - b.queryPosition);
   }
 
   private allocateSlot(id: string): number {
-    const slot = this.freeSlots.pop() ?? this.idOfSlot.length;
-    this.idOfSlot[slot] = id;
-    if (slot >= this.scores.length) {
-      const grown = new Float64Array(Math.max(64, this.scores.length * 2));
-      grown.set(this.scores);
-      this.scores = grown;
+    const slot = this.idOfSlot.length;
+    this.idOfSlot.push(id);
+    if (slot >= this.deleted.length) {
+      const grown = new Uint8Array(this.deleted.length * 2);
+      grown.set(this.deleted);
+      this.deleted = grown;
     }
     return slot;
   }
 
-  private postingOf(index: number): Posting {
-    let posting = this.postings.get(index);
-    if (posting === undefined) {
-      posting = new Posting();
-      this.postings.set(index, posting);
+  private postingOf(index: number): PostingList {
+    let list = this.postings.get(index);
+    if (list === undefined) {
+      list = new PostingList();
+      this.postings.set(index, list);
     }
-    return posting;
+    return list;
   }
+
+  /** Compacts once tombstones are a quarter of what is stored, so the work stays proportional to the edits. */
+  private compactIfWorthIt(): void {
+    const postingGarbage = this.deletedPostings >= Math.max(this.minGarbageToCompact, this.storedPostings / 4);
+    const slotGarbage = this.deletedSlots >= Math.max(this.minGarbageToCompact, this.idOfSlot.length / 4);
+    if (postingGarbage || slotGarbage) this.compact();
+  }
+
+  /** Drops tombstoned slots from every list and renumbers the live ones in order, which keeps each list sorted. */
+  private compact(): void {
+    const newSlotOf = new Int32Array(this.idOfSlot.length);
+    const idOfSlot: string[] = [];
+    for (let slot = 0; slot < this.idOfSlot.length; slot++) {
+      if (this.deleted[slot] === 1) continue;
+      newSlotOf[slot] = idOfSlot.length;
+      idOfSlot.push(this.idOfSlot[slot]!);
+    }
+    for (const [index, list] of this.postings) {
+      list.compact(this.deleted, newSlotOf);
+      if (list.length === 0) this.postings.delete(index);
+    }
+    for (const document of this.documents.values()) document.slot = newSlotOf[document.slot]!;
+    this.idOfSlot = idOfSlot;
+    this.deleted = new Uint8Array(Math.max(64, idOfSlot.length * 2));
+    this.storedPostings -= this.deletedPostings;
+    this.deletedPostings = 0;
+    this.deletedSlots = 0;
+  }
+}
+
+function cannotReach(bound: number, magnitude: number, threshold: number): boolean {
+  return bound + BOUND_SLACK * magnitude < threshold;
 }

@@ -1,0 +1,84 @@
+/**
+ * The documents holding one sparse index, as slots ascending with float32 weights (Qdrant stores
+ * sparse values as f32). Slots only grow between compactions, so an upsert appends to the tail
+ * and the list stays sorted. Deleted slots stay in place (the index's tombstones say which) until
+ * the next compaction rewrites the list.
+ */
+export class PostingList {
+  slots = new Int32Array(4);
+  weights = new Float32Array(4);
+  length = 0;
+  /** Live documents holding the index: Qdrant's document frequency. */
+  documentFrequency = 0;
+  /** Bounds over every stored weight, deleted ones included, so they never understate a live one. */
+  maxWeight = -Infinity;
+  minWeight = Infinity;
+
+  /** Adds `slot`, which is at least every slot stored; the same slot twice keeps the last weight. */
+  append(slot: number, weight: number): void {
+    const stored = Math.fround(weight);
+    if (stored > this.maxWeight) this.maxWeight = stored;
+    if (stored < this.minWeight) this.minWeight = stored;
+    if (this.length > 0 && this.slots[this.length - 1] === slot) {
+      this.weights[this.length - 1] = stored;
+      return;
+    }
+    if (this.length === this.slots.length) this.grow(this.length * 2);
+    this.slots[this.length] = slot;
+    this.weights[this.length] = stored;
+    this.length++;
+    this.documentFrequency++;
+  }
+
+  /** Rewrites the list without tombstoned slots, renumbered through `newSlotOf`, . */
+  compact(isDeleted: Uint8Array, newSlotOf: Int32Array): void {
+    let kept = 0;
+    let maxWeight = -Infinity;
+    let minWeight = Infinity;
+    for (let i = 0; i < this.length; i++) {
+      const slot = this.slots[i]!;
+      if (isDeleted[slot] === 1) continue;
+      const weight = this.weights[i]!;
+      this.slots[kept] = newSlotOf[slot]!;
+      this.weights[kept] = weight;
+      if (weight > maxWeight) maxWeight = weight;
+      if (weight < minWeight) minWeight = weight;
+      kept++;
+    }
+    this.length = kept;
+    this.maxWeight = maxWeight;
+    this.minWeight = minWeight;
+    if (this.slots.length > 2 * kept + 4) this.grow(kept + 4);
+  }
+
+  /** The first position at or after `from` whose slot is at least `slot` (galloping, then binary search). */
+  seek(from: number, slot: number): number {
+    const slots = this.slots;
+    const end = this.length;
+    if (from >= end || slots[from]! >= slot) return from;
+    let step = 1;
+    let low = from;
+    let high = from + 1;
+    while (high < end && slots[high]! < slot) {
+      low = high;
+      step *= 2;
+      high = from + step;
+    }
+    if (high > end) high = end;
+    while (low + 1 < high) {
+      const middle = (low + high) >>> 1;
+      if (slots[middle]! < slot) low = middle;
+      else high = middle;
+    }
+    return high;
+  }
+
+  private grow(capacity: number): void {
+    const slots = new Int32Array(capacity);
+    slots.set(this.slots.subarray(0, this.length));
+    const weights = new Float32Array(capacity);
+    weights.set(this.weights.subarray(0, this.length));
+    this.slots = slots;
+    this.weights = weights;
+  }
+}

@@ -3,11 +3,9 @@ import {
   Answerer,
   createChatModel,
   createEmbedder,
-  createLogger,
   createReranker,
   createStore,
   isRagError,
-  loadConfig,
   PassageReader,
   Retriever,
   Telemetry,
@@ -19,6 +17,7 @@ import { loadApiKeys, type ApiKeys } from './auth/api-keys.ts';
 import { GracefulShutdown } from './graceful-shutdown.ts';
 import { readinessChecks } from './readiness-checks.ts';
 import { StoreGate } from './store-gate.ts';
+import { runEntryPoint } from './run-entry-point.ts';
 
 /**
  * Wires the adapters chosen by the environment and serves the API. A dependency that is down at start
@@ -127,18 +126,4 @@ function printWelcome(config: Config, port: number, chunks: number | undefined, 
   );
 }
 
-const config = (() => {
-  try {
-    return loadConfig();
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n`);
-    process.exit(2);
-  }
-})();
-const logger = createLogger(config.LOG_LEVEL, { format: config.LOG_FORMAT });
-main(config, logger).catch((error: unknown) => {
-  if (isRagError(error)) logger.fatal({ code: error.code, cause: error.cause }, error.message);
-  else logger.fatal({ err: error }, 'startup failed');
-  // A bad RAG_AUTH_FILE is a configuration error, as a bad variable is: exit 2 (could not run).
-  process.exit(isRagError(error) && error.code === 'RAG_CONFIG_INVALID' ? 2 : 1);
-});
+runEntryPoint(main, 'startup failed');

@@ -8,11 +8,8 @@ import {
   Answerer,
   createChatModel,
   createEmbedder,
-  createLogger,
   createReranker,
   createStore,
-  isRagError,
-  loadConfig,
   PassageReader,
   PUBLIC_ONLY,
   Retriever,
@@ -22,6 +19,7 @@ import {
 } from '@rag/core';
 import { StoreGate } from '../store-gate.ts';
 import { createMcpServer } from './tools.ts';
+import { runEntryPoint } from '../run-entry-point.ts';
 
 async function main(config: Config, logger: Logger): Promise<void> {
   const telemetry = new Telemetry();
@@ -46,17 +44,4 @@ async function main(config: Config, logger: Logger): Promise<void> {
   logger.info({ mode: answerer.mode, collection: config.collection }, 'MCP server ready on stdio');
 }
 
-const config = (() => {
-  try {
-    return loadConfig();
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n`);
-    process.exit(2);
-  }
-})();
-const logger = createLogger(config.LOG_LEVEL, { format: config.LOG_FORMAT });
-main(config, logger).catch((error: unknown) => {
-  if (isRagError(error)) logger.fatal({ code: error.code, cause: error.cause }, error.message);
-  else logger.fatal({ err: error }, 'MCP server failed to start');
-  process.exit(1);
-});
+runEntryPoint(main, 'MCP server failed to start');

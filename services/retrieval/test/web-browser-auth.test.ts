@@ -3,6 +3,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey, parseApiKeys } from '../src/auth/api-keys.ts';
 import { startTestStack, type TestStack } from './test-stack.ts';
+import { openWatchedPage } from './watched-page.ts';
 
 /**
  * The web page in a real Chromium against an API that needs a key (RAG_AUTH_FILE): it asks for the key
@@ -41,14 +42,8 @@ describe.skipIf(!hasChromium)('the web page with API keys, in a real Chromium', 
   });
 
   beforeEach(async () => {
-    page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
-    page.setDefaultTimeout(WAIT_MS);
-    violations = [];
+    ({ page, violations } = await openWatchedPage(browser, WAIT_MS));
     sentAuthorization = [];
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
-    });
-    page.on('pageerror', (error) => violations.push(`page error: ${error.message}`));
     page.on('request', (request) => {
       const path = new URL(request.url()).pathname;
       if (path === '/search' || path === '/chat') sentAuthorization.push({ path, authorization: request.headers()['authorization'] });

@@ -10,6 +10,7 @@ import type { ChatModel, ChatStreamEvent } from '@rag/core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey, parseApiKeys } from '../src/auth/api-keys.ts';
+import { openWatchedPage } from './watched-page.ts';
 import { startTestStack, type TestStack } from './test-stack.ts';
 
 const chromiumPath = '/usr/bin/chromium';
@@ -58,13 +59,7 @@ describe.skipIf(!hasChromium)('the web page renders answers (real Chromium)', ()
   });
 
   beforeEach(async () => {
-    page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
-    page.setDefaultTimeout(WAIT_MS);
-    violations = [];
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
-    });
-    page.on('pageerror', (error) => violations.push(`page error: ${error.message}`));
+    ({ page, violations } = await openWatchedPage(browser, WAIT_MS));
   });
 
   afterEach(async () => {

@@ -10,10 +10,11 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildQueries, PARAGRAPH_WORDS } from './argo-cd-queries.ts';
 import { writeResultsSection } from './results-file.ts';
 import type autocannon from 'autocannon';
 import { Answerer, createLogger, encodeQuery, ingest, PassageReader, PUBLIC_ONLY, Retriever, Telemetry } from '../packages/core/src/index.ts';
@@ -26,8 +27,6 @@ const corpus = join(repositoryRoot, '../shared/corpora/argo-cd-docs');
 const SECTION = '## Query path: argo-cd docs';
 
 const TOP_K = 5;
-const QUERY_COUNT = 300;
-const PARAGRAPH_WORDS = 8;
 /** Measured passes over the whole query set, after one unmeasured warm-up pass. */
 const ROUNDS = 5;
 const HTTP_CONNECTIONS = 10;
@@ -47,11 +46,6 @@ interface Distribution {
 interface LoadInput {
   url: string;
   queries: string[];
-}
-
-interface QuerySet {
-  queries: string[];
-  documentsWithHeading: number;
 }
 
 async function main(): Promise<void> {
@@ -143,70 +137,6 @@ async function main(): Promise<void> {
     await telemetry.shutdown();
     await rm(dataDir, { recursive: true, force: true });
   }
-}
-
-/**
- * One query per document that has a first-level heading, in path order: the heading's text and the
- * first words of the first prose paragraph after it, Markdown markup removed. When more documents
- * qualify than QUERY_COUNT, evenly spaced ones are kept, so the set spans the whole corpus.
- */
-async function buildQueries(root: string): Promise<QuerySet> {
-  const paths = (await markdownFiles(root)).map((path) => relative(root, path)).sort();
-  const candidates: string[] = [];
-  for (const path of paths) {
-    const query = queryOf(await readFile(join(root, path), 'utf8'));
-    if (query && !candidates.includes(query)) candidates.push(query);
-  }
-  const step = Math.max(1, candidates.length / QUERY_COUNT);
-  const queries: string[] = [];
-  for (let position = 0; position < candidates.length && queries.length < QUERY_COUNT; position += step) {
-    const query = candidates[Math.floor(position)];
-    if (query) queries.push(query);
-  }
-  return { queries, documentsWithHeading: candidates.length };
-}
-
-async function markdownFiles(folder: string): Promise<string[]> {
-  const entries = await readdir(folder, { withFileTypes: true });
-  const nested = await Promise.all(
-    entries.map((entry) => {
-      const path = join(folder, entry.name);
-      if (entry.isDirectory()) return markdownFiles(path);
-      return Promise.resolve(entry.name.endsWith('.md') ? [path] : []);
-    }),
-  );
-  return nested.flat();
-}
-
-function queryOf(markdown: string): string | undefined {
-  const lines = markdown.replace(/^---\n[\s\S]*?\n---\n/, '').split('\n');
-  let inFence = false;
-  let heading: string | undefined;
-  for (const raw of lines) {
-    const line = raw.trim();
-    if (line.startsWith('```') || line.startsWith('~~~')) {
-      inFence = !inFence;
-      continue;
-    }
-    if (inFence) continue;
-    if (heading === undefined) {
-      if (line.startsWith('# ')) heading = plainText(line.slice(2));
-      continue;
-    }
-    if (line === '' || /^(#|[-*+] |\d+\. |\||>|!!!|\?\?\?|<|!\[|\[!|:::)/.test(line)) continue;
-    const words = plainText(line).split(/\s+/).filter(Boolean).slice(0, PARAGRAPH_WORDS);
-    if (words.length > 0) return `${heading} ${words.join(' ')}`.trim();
-  }
-  return heading || undefined;
-}
-
-/** Markdown inline markup removed: links keep their text, code spans their content. */
-function plainText(text: string): string {
-  return text
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[`*_]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
 }
 
 /** One unmeasured warm-up pass, then ROUNDS measured passes, one query at a time. */

@@ -74,6 +74,11 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
     );
     // A stopped run has little time left: the next run compacts.
     if (!summary.interrupted && summary.upserts + summary.deletes > 0 && store.compact) logger.info({ compaction: await store.compact() }, 'storage compacted');
+    // After compaction, which makes a new table version; a run that wrote nothing saves only a missing or stale view.
+    if (!summary.interrupted && !options.dryRun && store.saveSearchView) {
+      const saved = await store.saveSearchView();
+      if (saved) logger.info({ searchView: saved }, 'search view saved');
+    }
     return summary;
   } finally {
     progress?.stop();

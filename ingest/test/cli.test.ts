@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +48,10 @@ function ingestCli(args: string[], env: Record<string, string> = {}): Promise<Cl
   });
 }
 
+function searchViewFile(): string {
+  return join(dataDir, 'lancedb', 'docs-v2.search-view');
+}
+
 describe('pnpm ingest', () => {
   it('exits 1 with E = 1 for a corrupt file, indexes the rest, and re-runs as a no-op', async () => {
     await writeFile(join(corpus.folder, 'broken.pdf'), corruptPdf());
@@ -57,12 +61,15 @@ describe('pnpm ingest', () => {
     expect(first.code, first.stderr).toBe(1);
     expect(first.lastLine).toMatch(/^done: 7 files, (\d+) chunks, \1 upserts, 0 deletes, 1 skipped, 1 errors$/);
     expect(first.stderr).toContain('failed: broken.pdf: The document could not be converted to text. (not a readable PDF');
+    // What the server loads at start instead of scanning the table.
+    const savedAt = (await stat(searchViewFile())).mtimeMs;
 
     await rm(join(corpus.folder, 'broken.pdf'));
     const rerun = await ingestCli([corpus.folder]);
 
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.lastLine).toBe('done: 6 files, 0 chunks, 0 upserts, 0 deletes, 6 skipped, 0 errors');
+    expect((await stat(searchViewFile())).mtimeMs, 'a run that changed nothing leaves the saved view as it was').toBe(savedAt);
   });
 
   it('lists each document with its chunk count in a dry run and writes nothing', async () => {
@@ -73,6 +80,7 @@ describe('pnpm ingest', () => {
     expect(planned.map((line) => line.split('\t')[1]).sort()).toEqual(['guide.md', 'handbook.docx', 'report.pdf', 'roadmap.pptx', 'status.html']);
     expect(dryRun.lastLine).toMatch(/^done: 6 files, \d+ chunks, 0 upserts, 0 deletes, 1 skipped, 0 errors$/);
     expect(existsSync(join(dataDir, 'lancedb', 'docs-v2.lance')), 'a dry run must not create the collection').toBe(false);
+    expect(existsSync(searchViewFile()), 'nor save a search view').toBe(false);
 
     const realRun = await ingestCli([corpus.folder]);
     expect(realRun.lastLine).toMatch(/^done: 6 files, (\d+) chunks, \1 upserts, 0 deletes, 1 skipped, 0 errors$/);

@@ -45,6 +45,7 @@ export const errorCatalog = {
       'The collection was indexed with another CONTEXT_MODE, or another version of its lead rule or prompt: its chunks would mix two kinds of context. Re-index into a new collection (set QDRANT_COLLECTION or RAG_COLLECTION, e.g. docs-v3) or set the CONTEXT_MODE the collection records.',
   },
   RAG_STORE_NOT_READY: { status: 503, message: 'The index is not open yet. Run `pnpm ingest` first, or wait for the store to start.' },
+  RAG_STORE_LOADING: { status: 503, message: 'The embedded index is being loaded into memory; queries wait for it, and /readyz answers 200 once it is loaded.' },
   RAG_STORE_UNAVAILABLE: { status: 503, message: 'The vector store is unreachable or failing. Check QDRANT_URL and the Qdrant service.' },
   RAG_STORE_TIMEOUT: { status: 504, message: 'The vector store did not answer in time.' },
   RAG_EMBED_UNAVAILABLE: { status: 503, message: 'The embedding server is unreachable or failing. Check EMBED_URL and the TEI service.' },

@@ -31,5 +31,7 @@ export class StoreGate implements OpenGate {
   private async open(): Promise<void> {
     // The collection records the model and its dimension, so opening needs the embedder's answer first.
     await this.store.open(this.embedder ? await this.embedder.describe() : null);
+    // In the background: the server listens meanwhile, /readyz reports the load, queries wait for it.
+    this.store.prepareForSearch?.().catch(() => undefined);
   }
 }

@@ -5,14 +5,28 @@
  * the next compaction rewrites the list.
  */
 export class PostingList {
-  slots = new Int32Array(4);
-  weights = new Float32Array(4);
+  slots: Int32Array<ArrayBufferLike> = new Int32Array(4);
+  weights: Float32Array<ArrayBufferLike> = new Float32Array(4);
   length = 0;
   /** Live documents holding the index: Qdrant's document frequency. */
   documentFrequency = 0;
   /** Bounds over every stored weight, deleted ones included, so they never understate a live one. */
   maxWeight = -Infinity;
   minWeight = Infinity;
+
+  /** A list of distinct ascending slots with their weights, used in place (a later append copies them). */
+  static fromSorted(slots: Int32Array<ArrayBufferLike>, weights: Float32Array<ArrayBufferLike>): PostingList {
+    const list = new PostingList();
+    list.slots = slots;
+    list.weights = weights;
+    list.length = slots.length;
+    list.documentFrequency = slots.length;
+    for (const weight of weights) {
+      if (weight > list.maxWeight) list.maxWeight = weight;
+      if (weight < list.minWeight) list.minWeight = weight;
+    }
+    return list;
+  }
 
   /** Adds `slot`, which is at least every slot stored; the same slot twice keeps the last weight. */
   append(slot: number, weight: number): void {
@@ -23,7 +37,7 @@ export class PostingList {
       this.weights[this.length - 1] = stored;
       return;
     }
-    if (this.length === this.slots.length) this.grow(this.length * 2);
+    if (this.length === this.slots.length) this.grow(Math.max(4, this.length * 2));
     this.slots[this.length] = slot;
     this.weights[this.length] = stored;
     this.length++;
@@ -71,6 +85,10 @@ export class PostingList {
       else high = middle;
     }
     return high;
+  }
+
+  trimToSize(): void {
+    if (this.slots.length > this.length) this.grow(this.length);
   }
 
   private grow(capacity: number): void {

@@ -1,8 +1,28 @@
 import type { SparseVector } from '../domain.ts';
 import { BestMatches, type SparseMatch } from './best-matches.ts';
 import { PostingList } from './posting-list.ts';
+import { RaggedArray } from '../ragged-array.ts';
 
 export type { SparseMatch } from './best-matches.ts';
+
+/** SparseIndex.toSections: postings concatenated by index, then each slot's distinct indices. */
+export interface SparseIndexSections {
+  ids: readonly string[];
+  /** The sparse indices that have a posting list, ascending; list k is slots/weights[listStarts[k] .. listStarts[k + 1]). */
+  terms: Uint32Array;
+  listStarts: Int32Array;
+  slots: Int32Array;
+  weights: Float32Array;
+  /** Slot s holds slotTerms[slotTermStarts[s] .. slotTermStarts[s + 1]). */
+  slotTerms: Uint32Array;
+  slotTermStarts: Int32Array;
+}
+
+/** A sparse vector as plain arrays (SparseVector) or typed ones. */
+export interface SparseVectorLike {
+  indices: ArrayLike<number>;
+  values: ArrayLike<number>;
+}
 
 /**
  * Qdrant's IDF for a sparse vector with `modifier: "idf"`: `fancy_idf(n, df) = ln((n - df + 0.5) / (df + 0.5) + 1)`,
@@ -46,7 +66,9 @@ interface QueryTerm {
  */
 export class SparseIndex {
   private readonly postings = new Map<number, PostingList>();
-  private readonly documents = new Map<string, { slot: number; indices: readonly number[] }>();
+  private readonly slotOf = new Map<string, number>();
+  /** Row s: the distinct indices slot s holds, for what a delete takes back from the document frequencies. */
+  private termsOfSlots = new RaggedArray<Uint32Array<ArrayBufferLike>>(Uint32Array);
   private idOfSlot: string[] = [];
   private deleted = new Uint8Array(64);
   private deletedSlots = 0;
@@ -57,29 +79,69 @@ export class SparseIndex {
   constructor(private readonly minGarbageToCompact = MIN_GARBAGE_TO_COMPACT) {}
 
   get size(): number {
-    return this.documents.size;
+    return this.slotOf.size;
   }
 
-  upsert(id: string, vector: SparseVector): void {
+  /**
+   * The index as flat arrays, in slot order (`ids[s]` is the document in slot s), for a file that
+   * fromSections reads back. Tombstones are compacted away first, so the slots are 0..size-1.
+   */
+  toSections(): SparseIndexSections {
+    if (this.deletedSlots > 0) this.compact();
+    const lists = [...this.postings].sort(([a], [b]) => a - b);
+    const listStarts = new Int32Array(lists.length + 1);
+    lists.forEach(([, list], k) => (listStarts[k + 1] = listStarts[k]! + list.length));
+    const slots = new Int32Array(listStarts[lists.length]!);
+    const weights = new Float32Array(slots.length);
+    lists.forEach(([, list], k) => {
+      slots.set(list.slots.subarray(0, list.length), listStarts[k]);
+      weights.set(list.weights.subarray(0, list.length), listStarts[k]);
+    });
+    const { values: slotTerms, starts: slotTermStarts } = this.termsOfSlots.sections();
+    return { ids: [...this.idOfSlot], terms: Uint32Array.from(lists, ([index]) => index), listStarts, slots, weights, slotTerms, slotTermStarts };
+  }
+
+  /** An index from toSections' arrays, which it uses in place (views of a file's buffer): no copy, no sorting. */
+  static fromSections(sections: SparseIndexSections, minGarbageToCompact = MIN_GARBAGE_TO_COMPACT): SparseIndex {
+    const index = new SparseIndex(minGarbageToCompact);
+    const { ids, terms, listStarts, slots, weights } = sections;
+    terms.forEach((term, k) => index.postings.set(term, PostingList.fromSorted(slots.subarray(listStarts[k], listStarts[k + 1]), weights.subarray(listStarts[k], listStarts[k + 1]))));
+    ids.forEach((id, slot) => index.slotOf.set(id, slot));
+    index.idOfSlot = [...ids];
+    index.deleted = new Uint8Array(Math.max(64, ids.length * 2));
+    index.termsOfSlots = RaggedArray.fromSections(Uint32Array, sections.slotTerms, sections.slotTermStarts);
+    index.storedPostings = sections.slotTerms.length;
+    return index;
+  }
+
+  /** Takes plain arrays or typed ones (rows read from a table's columns); it keeps no reference to them. */
+  upsert(id: string, vector: SparseVectorLike): void {
     if (vector.indices.length !== vector.values.length) {
       throw new Error(`sparse vector of ${id}: ${vector.indices.length} indices but ${vector.values.length} values`);
     }
     this.delete(id);
     const slot = this.allocateSlot(id);
-    const indices = [...new Set(vector.indices)];
-    this.documents.set(id, { slot, indices });
-    vector.indices.forEach((index, i) => this.postingOf(index).append(slot, vector.values[i]!));
-    this.storedPostings += indices.length;
+    this.slotOf.set(id, slot);
+    this.termsOfSlots.push(sortedUnique(vector.indices));
+    for (let i = 0; i < vector.indices.length; i++) this.postingOf(vector.indices[i]!).append(slot, vector.values[i]!);
+    this.storedPostings += this.termsOfSlots.at(slot).length;
+  }
+
+  /** Gives back the spare capacity lists keep for appends: after a bulk load, to hold only what is stored. */
+  trimToSize(): void {
+    for (const list of this.postings.values()) list.trimToSize();
+    this.termsOfSlots.trimToSize();
   }
 
   delete(id: string): void {
-    const document = this.documents.get(id);
-    if (document === undefined) return;
-    this.documents.delete(id);
-    this.deleted[document.slot] = 1;
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return;
+    this.slotOf.delete(id);
+    this.deleted[slot] = 1;
     this.deletedSlots++;
-    for (const index of document.indices) this.postings.get(index)!.documentFrequency--;
-    this.deletedPostings += document.indices.length;
+    const terms = this.termsOfSlots.at(slot);
+    for (const index of terms) this.postings.get(index)!.documentFrequency--;
+    this.deletedPostings += terms.length;
     this.compactIfWorthIt();
   }
 
@@ -163,7 +225,7 @@ export class SparseIndex {
     query.indices.forEach((index, queryPosition) => {
       const list = this.postings.get(index);
       if (list === undefined || list.documentFrequency === 0) return;
-      const weight = query.values[queryPosition]! * qdrantIdf(this.documents.size, list.documentFrequency);
+      const weight = query.values[queryPosition]! * qdrantIdf(this.slotOf.size, list.documentFrequency);
       const bound = Math.max(0, weight * list.maxWeight, weight * list.minWeight);
       terms.push({ list, weight, bound, queryPosition });
     });
@@ -210,13 +272,22 @@ export class SparseIndex {
       list.compact(this.deleted, newSlotOf);
       if (list.length === 0) this.postings.delete(index);
     }
-    for (const document of this.documents.values()) document.slot = newSlotOf[document.slot]!;
+    for (const [id, slot] of this.slotOf) this.slotOf.set(id, newSlotOf[slot]!);
+    const deleted = this.deleted;
+    this.termsOfSlots.compact((slot) => deleted[slot] !== 1);
     this.idOfSlot = idOfSlot;
     this.deleted = new Uint8Array(Math.max(64, idOfSlot.length * 2));
     this.storedPostings -= this.deletedPostings;
     this.deletedPostings = 0;
     this.deletedSlots = 0;
   }
+}
+
+function sortedUnique(indices: ArrayLike<number>): Uint32Array {
+  const sorted = Uint32Array.from(indices).sort();
+  let kept = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[kept++] = sorted[i]!;
+  return sorted.subarray(0, kept);
 }
 
 function cannotReach(bound: number, magnitude: number, threshold: number): boolean {

@@ -1,26 +1,24 @@
 import { join } from 'node:path';
 import { connect, type Connection, type Table } from '@lancedb/lancedb';
 import type { FixedSizeList } from 'apache-arrow';
-import { isVisibleTo, normalizeGroups } from '../access/groups.ts';
+import { normalizeGroups } from '../access/groups.ts';
 import type { Chunk, ContextLock, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit } from '../domain.ts';
 import { RagError } from '../errors.ts';
+import { untilAborted } from '../until-aborted.ts';
 import { reciprocalRankFusion } from '../fusion/rrf.ts';
-import { SparseIndex } from '../sparse/sparse-index.ts';
+import { columnOf, stringListAt } from './arrow-columns.ts';
 import { assertSameContext, UNRECORDED_NON_EMPTY } from './context-lock.ts';
-import { chunkTableSchema, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, GROUPS_COLUMN, GROUPS_COLUMN_SQL, PAYLOAD_COLUMNS, toChunkRow } from './lancedb-schema.ts';
+import { chunkTableSchema, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, GROUPS_COLUMN, GROUPS_COLUMN_SQL, toChunkRow } from './lancedb-schema.ts';
+import { LanceDbSearchView } from './lancedb-search-view.ts';
 import { describeRecorded, readRecordedModel, writeRecordedModel, type RecordedModel } from './model-lock-file.ts';
 import { addChunkToDocuments } from './indexed-documents.ts';
 import type { HybridQuery, OpenOptions, VectorStore } from './vector-store.ts';
 
-interface ChunkPayload {
-  source: string;
-  headingPath: string;
-  chunkIndex: number;
-  text: string;
-  contentHash: string;
-  sourceVersion: string | undefined;
-  groups: readonly string[];
-}
+/** The columns of a chunk that say which document version it belongs to: all an ingest run reads. */
+const VERSION_COLUMNS = ['id', 'source', 'content_hash', 'source_version'];
+
+/** How long a readiness probe waits for the first load of the search view before answering RAG_STORE_LOADING. */
+const READY_WAIT_MS = 1000;
 
 /**
  * The embedded store: a LanceDB table on disk holds every chunk with its dense and sparse vectors.
@@ -29,15 +27,18 @@ interface ChunkPayload {
  * query ranks the same here as against the production Qdrant collection. Access groups filter both legs
  * while they rank (a LanceDB `where` prefilter, a visibility test in the sparse scan), as Qdrant's
  * prefetch filters do, so the top k holds only chunks the caller may read.
+ *
+ * The in-memory part (LanceDbSearchView) is loaded by the first query, or by prepareForSearch, and
+ * reloaded when another process changed the table; a process that only writes (an ingest run) never
+ * loads it and reads nothing but the document versions.
  */
 export class LanceDbStore implements VectorStore {
   readonly name = 'lancedb';
   private connection: Connection | undefined;
   private table: Table | undefined;
   private recorded: RecordedModel | undefined;
-  private loadedVersion = -1;
-  private sparseIndex = new SparseIndex();
-  private payloads = new Map<string, ChunkPayload>();
+  private view: LanceDbSearchView | undefined;
+  private loading: { version: number; view: Promise<LanceDbSearchView> } | undefined;
   /** False only for a table older than access groups opened by a dry run, which must not add the column. */
   private hasGroupsColumn = true;
 
@@ -45,6 +46,11 @@ export class LanceDbStore implements VectorStore {
 
   private get modelFile(): string {
     return join(this.options.dataDir, 'lancedb', `${this.options.collection}.model.json`);
+  }
+
+  /** The search view an ingest run saves for the servers (see LanceDbSearchView). */
+  private get viewFile(): string {
+    return join(this.options.dataDir, 'lancedb', `${this.options.collection}.search-view`);
   }
 
   async open(lock: EmbeddingModelLock | null, options: OpenOptions = {}): Promise<void> {
@@ -60,7 +66,6 @@ export class LanceDbStore implements VectorStore {
     await this.addGroupsColumnIfMissing(this.table, create);
     await this.addColumnIfMissing(this.table, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, create);
     if (options.context) await this.checkContext(this.table, options.context, lock, create);
-    await this.refresh();
   }
 
   async upsert(chunks: IndexedChunk[]): Promise<void> {
@@ -70,70 +75,94 @@ export class LanceDbStore implements VectorStore {
       throw new RagError('RAG_MODEL_MISMATCH', `This collection holds dense vectors of ${describeRecorded(this.recorded!)}; configure that embedder to write to it.`);
     }
     const rows = chunks.map((chunk) => toChunkRow(chunk, withDense));
-    await this.afterOwnWrite(async (table) => {
-      await table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows);
-      for (const chunk of chunks) this.remember(chunk);
-    });
+    await this.afterOwnWrite(
+      (table) => table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows),
+      (view) => chunks.forEach((chunk) => view.remember(chunk)),
+    );
   }
 
   async deleteByIds(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.afterOwnWrite(async (table) => {
-      await table.delete(`id IN (${ids.map(sqlString).join(', ')})`);
-      for (const id of ids) this.forget(id);
-    });
+    await this.afterOwnWrite(
+      (table) => table.delete(`id IN (${ids.map(sqlString).join(', ')})`),
+      (view) => ids.forEach((id) => view.forget(id)),
+    );
   }
 
   async deleteBySource(source: string): Promise<void> {
-    await this.afterOwnWrite(async (table) => {
-      await table.delete(`source = ${sqlString(source)}`);
-      for (const [id, payload] of this.payloads) if (payload.source === source) this.forget(id);
-    });
+    await this.afterOwnWrite(
+      (table) => table.delete(`source = ${sqlString(source)}`),
+      (view) => view.forgetSource(source),
+    );
   }
 
   /** One LanceDB update of the document's rows (one commit); the vectors are not touched. */
   async setGroups(source: string, groups: readonly string[]): Promise<void> {
-    await this.afterOwnWrite(async (table) => {
-      await table.update({ where: `source = ${sqlString(source)}`, valuesSql: { [GROUPS_COLUMN]: groupsSql(groups) } });
-      for (const payload of this.payloads.values()) if (payload.source === source) payload.groups = [...groups];
-    });
+    await this.afterOwnWrite(
+      (table) => table.update({ where: `source = ${sqlString(source)}`, valuesSql: { [GROUPS_COLUMN]: groupsSql(groups) } }),
+      (view) => view.setGroups(source, groups),
+    );
   }
 
+  /** Streams the version columns only, batch by batch: never the texts or the vectors. */
   async listDocuments(): Promise<IndexedDocument[]> {
     if (!this.table) return [];
-    await this.refresh();
     const documents = new Map<string, IndexedDocument>();
-    for (const [id, payload] of this.payloads) addChunkToDocuments(documents, payload.source, id, payload, payload.groups);
+    const columns = this.hasGroupsColumn ? [...VERSION_COLUMNS, GROUPS_COLUMN] : VERSION_COLUMNS;
+    for await (const batch of this.table.query().select(columns)) {
+      const [ids, sources, contentHashes, sourceVersions] = VERSION_COLUMNS.map((name) => columnOf(batch, name));
+      const groups = this.hasGroupsColumn ? columnOf(batch, GROUPS_COLUMN) : undefined;
+      for (let row = 0; row < batch.numRows; row++) {
+        const version = { contentHash: contentHashes!.get(row) as string, sourceVersion: (sourceVersions!.get(row) as string | null) ?? undefined };
+        const chunkGroups = normalizeGroups(groups ? (stringListAt(groups, row) ?? []) : []);
+        addChunkToDocuments(documents, sources!.get(row) as string, ids!.get(row) as string, version, chunkGroups);
+      }
+    }
     return [...documents.values()];
   }
 
   async search(query: HybridQuery): Promise<SearchHit[]> {
     if (!this.table) return [];
-    await this.refresh();
+    const view = await this.searchView();
     const candidates = Math.max(query.prefetchLimit, query.limit);
-    const callerGroups = new Set(query.visibleGroups);
-    // Skipped while scoring, not after: the IDF stays the whole collection's (as Qdrant's does under a filter).
-    const isVisible = (id: string) => isVisibleTo(this.payloads.get(id)?.groups ?? [], callerGroups);
-    const sparseRanking = this.sparseIndex.search(query.sparse, candidates, isVisible);
+    const sparseRanking = view.sparseSearch(query.sparse, candidates, query.visibleGroups);
     if (!query.dense || this.recorded?.model == null) {
       // Like a sparse-only Qdrant query: the score is the IDF-weighted BM25 score itself.
-      return sparseRanking.slice(0, query.limit).map(({ id, score }) => this.toHit(id, score));
+      return sparseRanking.slice(0, query.limit).map(({ id, score }) => view.toHit(id, score));
     }
     const denseIds = await this.denseSearch(query.dense, candidates, query.visibleGroups);
     const fused = reciprocalRankFusion([denseIds, sparseRanking.map(({ id }) => id)]);
-    return fused.slice(0, query.limit).map(({ id, score }) => this.toHit(id, score));
+    return fused.slice(0, query.limit).map(({ id, score }) => view.toHit(id, score));
   }
 
   async getChunks(ids: readonly string[], visibleGroups: readonly string[]): Promise<Chunk[]> {
     if (!this.table) return [];
-    await this.refresh();
+    const view = await this.searchView();
     const callerGroups = new Set(visibleGroups);
     return ids.flatMap((id) => {
-      const payload = this.payloads.get(id);
-      if (!payload || !isVisibleTo(payload.groups, callerGroups)) return [];
+      const payload = view.visibleChunk(id, callerGroups);
+      if (!payload) return [];
       const { source, headingPath, chunkIndex, text } = payload;
       return [{ id, source, headingPath, chunkIndex, text }];
     });
+  }
+
+  /**
+   * Saves the search view of the table's current version beside the table, for servers to load at start,
+   * unless the saved one is already of that version; returns a line for the log, or undefined.
+   */
+  async saveSearchView(): Promise<string | undefined> {
+    const table = this.requireTable();
+    const version = await table.version();
+    if ((await LanceDbSearchView.savedVersion(this.viewFile)) === version) return undefined;
+    const view = this.view?.version === version ? this.view : await LanceDbSearchView.scan(table, version, this.hasGroupsColumn);
+    await view.saveTo(this.viewFile);
+    return `search view saved for table version ${version}`;
+  }
+
+  /** Loads the search view now, so that the first query does not wait for it (the server calls it after open). */
+  async prepareForSearch(): Promise<void> {
+    if (this.table) await this.searchView();
   }
 
   async count(): Promise<number> {
@@ -146,13 +175,26 @@ export class LanceDbStore implements VectorStore {
    * their files for its own 7-day safety window.
    */
   async compact(): Promise<string> {
-    const { compaction, prune } = await this.requireTable().optimize({ cleanupOlderThan: new Date(Date.now() - 60 * 60 * 1000) });
-    await this.refresh();
+    const table = this.requireTable();
+    const before = await table.version();
+    const { compaction, prune } = await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60 * 60 * 1000) });
+    // Compaction rewrites files, not rows: a view of the version before it still holds.
+    if (this.view?.version === before) this.view.version = await table.version();
     return `compacted ${compaction.fragmentsRemoved} fragments into ${compaction.fragmentsAdded}, removed ${prune.oldVersionsRemoved} old versions`;
   }
 
-  async checkReady(): Promise<void> {
+  /**
+   * Ready once the search view has been loaded (any version): until then queries would wait for it, so
+   * the probe waits a moment for it and otherwise answers RAG_STORE_LOADING.
+   */
+  async checkReady(signal?: AbortSignal): Promise<void> {
     this.requireTable();
+    if (this.view) return;
+    const loaded = this.searchView().then(() => true);
+    const wait = AbortSignal.any([AbortSignal.timeout(READY_WAIT_MS), ...(signal ? [signal] : [])]);
+    if (!(await untilAborted(loaded, wait).catch((error: unknown) => (wait.aborted ? false : Promise.reject(error))))) {
+      throw new RagError('RAG_STORE_LOADING');
+    }
   }
 
   async close(): Promise<void> {
@@ -160,6 +202,8 @@ export class LanceDbStore implements VectorStore {
     this.connection?.close();
     this.table = undefined;
     this.connection = undefined;
+    this.view = undefined;
+    this.loading = undefined;
   }
 
   /** LanceDB filters before the vector search by default (prefilter), so `limit` visible rows come back. */
@@ -199,68 +243,51 @@ export class LanceDbStore implements VectorStore {
     this.recorded = { ...this.recorded!, context: wanted };
   }
 
-  private toHit(id: string, score: number): SearchHit {
-    const payload = this.payloads.get(id);
-    if (!payload) throw new RagError('RAG_INTERNAL', `chunk ${id} is indexed but has no payload`);
-    const { source, headingPath, chunkIndex, text } = payload;
-    return { id, source, headingPath, chunkIndex, text, score, fusionScore: score };
+  /**
+   * Applies this process's own write to a loaded view without re-reading the table. A view that was
+   * already stale (another process wrote) is left so, and the next query reloads it.
+   */
+  private async afterOwnWrite(write: (table: Table) => Promise<unknown>, apply: (view: LanceDbSearchView) => void): Promise<void> {
+    const table = this.requireTable();
+    const before = await table.version();
+    await write(table);
+    const view = this.view;
+    if (view?.version !== before) return;
+    apply(view);
+    view.version = await table.version();
+  }
+
+  /** The saved view when it is of this version (an ingest run saved it), else one built from the table. */
+  private async loadView(table: Table, version: number): Promise<LanceDbSearchView> {
+    const saved = await LanceDbSearchView.readSaved(this.viewFile, version);
+    if (saved) return saved;
+    const scanned = await LanceDbSearchView.scan(table, version, this.hasGroupsColumn);
+    scanned.trimToSize();
+    return scanned;
   }
 
   /**
-   * Applies this process's own write to the in-memory view without re-reading the table; a write
-   * by another process in between is noticed by the version check and triggers a full reload.
+   * The view of the table's current version: the one held, or one load shared by concurrent queries.
+   * While a newer version loads, the old view stays held (and counts for readiness) but is not served.
    */
-  private async afterOwnWrite(write: (table: Table) => Promise<void>): Promise<void> {
-    const table = this.requireTable();
-    const before = await table.version();
-    const upToDate = before === this.loadedVersion;
-    await write(table);
-    if (upToDate) this.loadedVersion = await table.version();
-    else await this.refresh();
-  }
-
-  private remember(chunk: IndexedChunk): void {
-    this.sparseIndex.upsert(chunk.id, { indices: chunk.sparse.indices, values: chunk.sparse.values.map(Math.fround) });
-    this.payloads.set(chunk.id, {
-      source: chunk.source,
-      headingPath: chunk.headingPath,
-      chunkIndex: chunk.chunkIndex,
-      text: chunk.text,
-      contentHash: chunk.contentHash,
-      sourceVersion: chunk.sourceVersion,
-      groups: chunk.groups,
-    });
-  }
-
-  private forget(id: string): void {
-    this.sparseIndex.delete(id);
-    this.payloads.delete(id);
-  }
-
-  /** Reloads the in-memory sparse index when another process (an ingest run) changed the table. */
-  private async refresh(): Promise<void> {
+  private async searchView(): Promise<LanceDbSearchView> {
     const table = this.requireTable();
     const version = await table.version();
-    if (version === this.loadedVersion) return;
-    const columns = this.hasGroupsColumn ? PAYLOAD_COLUMNS : PAYLOAD_COLUMNS.filter((column) => column !== GROUPS_COLUMN);
-    const rows = await table.query().select(columns).toArray();
-    const sparseIndex = new SparseIndex();
-    const payloads = new Map<string, ChunkPayload>();
-    for (const row of rows) {
-      sparseIndex.upsert(row.id, { indices: Array.from(row.sparse_indices), values: Array.from(row.sparse_values) });
-      payloads.set(row.id, {
-        source: row.source,
-        headingPath: row.heading_path,
-        chunkIndex: row.chunk_index,
-        text: row.text,
-        contentHash: row.content_hash,
-        sourceVersion: row.source_version ?? undefined,
-        groups: row.groups ? normalizeGroups(Array.from(row.groups as Iterable<string>)) : [],
-      });
+    if (this.view?.version === version) return this.view;
+    if (this.loading?.version !== version) {
+      const loading = { version, view: this.loadView(table, version) };
+      this.loading = loading;
+      loading.view.then(
+        (view) => {
+          if (this.loading === loading) this.loading = undefined;
+          if (this.table === table && (this.view === undefined || this.view.version < view.version)) this.view = view;
+        },
+        () => {
+          if (this.loading === loading) this.loading = undefined;
+        },
+      );
     }
-    this.sparseIndex = sparseIndex;
-    this.payloads = payloads;
-    this.loadedVersion = version;
+    return this.loading.view;
   }
 
   private assertSameModel(recorded: RecordedModel, lock: EmbeddingModelLock | null): void {
@@ -277,7 +304,6 @@ export class LanceDbStore implements VectorStore {
     this.table = await connection.createEmptyTable(this.options.collection, chunkTableSchema(lock?.dimension ?? null));
     await writeRecordedModel(this.modelFile, lock, context);
     this.recorded = { model: lock?.model ?? null, dimension: lock?.dimension ?? null, context };
-    await this.refresh();
   }
 
   /**

@@ -52,6 +52,16 @@ export interface VectorStore {
    * each write leaves and drops old versions); returns a line for the log. Servers manage their own.
    */
   compact?(): Promise<string>;
+  /**
+   * Loads what queries need in memory (the embedded store's search view) ahead of the first one; a
+   * server calls it once the store is open. Stores that keep nothing in memory leave it out.
+   */
+  prepareForSearch?(): Promise<void>;
+  /**
+   * After an ingest run: saves what prepareForSearch then loads quickly (the embedded store's search view),
+   * unless what is saved is already current; returns a line for the log, or undefined when nothing was saved.
+   */
+  saveSearchView?(): Promise<string | undefined>;
   /** Throws a RagError naming the problem when the store cannot serve queries. */
   checkReady(signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;

@@ -3,10 +3,12 @@
  * reference written here: every visible document sharing an index is scored, in query order, and
  * sorted best first with equal scores by id. Random corpora with access groups, random queries and
  * k, with upserts, replacements and deletes interleaved; the top k and the scores must be identical.
+ * A `restore` step replaces the index by one read back from its sections (what a saved search view
+ * holds), so edits and compactions after a restore, on arrays shared with the saved buffer, are checked too.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SparseIndex, type SparseMatch } from '../../src/sparse/sparse-index.ts';
+import { SparseIndex, type SparseIndexSections, type SparseMatch } from '../../src/sparse/sparse-index.ts';
 import type { SparseVector } from '../../src/domain.ts';
 
 /** Ids whose order as strings differs from their order of insertion, so ties by id are exercised. */
@@ -33,6 +35,7 @@ const groups = fc.subarray(GROUPS);
 const operation = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('upsert' as const), id: fc.constantFrom(...IDS), vector, groups }), weight: 5 },
   { arbitrary: fc.record({ kind: fc.constant('delete' as const), id: fc.constantFrom(...IDS) }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('restore' as const) }), weight: 1 },
   {
     arbitrary: fc.record({ kind: fc.constant('search' as const), query: vector, k: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 12 })), callerGroups: groups }),
     weight: 2,
@@ -65,11 +68,25 @@ function exhaustiveSearch(corpus: Map<string, StoredDocument>, query: SparseVect
   return matches.slice(0, Math.max(0, k));
 }
 
+/** The sections in one shared buffer, as a file read gives them, so that writes through one array could corrupt another. */
+function copied(sections: SparseIndexSections): SparseIndexSections {
+  const arrays = [sections.terms, sections.listStarts, sections.slots, sections.weights, sections.slotTerms, sections.slotTermStarts];
+  const buffer = new ArrayBuffer(arrays.reduce((total, array) => total + array.byteLength, 0));
+  let offset = 0;
+  const [terms, listStarts, slots, weights, slotTerms, slotTermStarts] = arrays.map((array) => {
+    const copy = new (array.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => typeof array)(buffer, offset, array.length);
+    copy.set(array as never);
+    offset += array.byteLength;
+    return copy;
+  });
+  return { ids: [...sections.ids], terms, listStarts, slots, weights, slotTerms, slotTermStarts } as SparseIndexSections;
+}
+
 describe('SparseIndex pruned search', () => {
   it('returns the same top k and scores as exhaustive scoring, visibility and edits included', () => {
     fc.assert(
       fc.property(fc.array(operation, { maxLength: 150, size: 'max' }), fc.integer({ min: 1, max: 6 }), (operations, minGarbageToCompact) => {
-        const index = new SparseIndex(minGarbageToCompact);
+        let index = new SparseIndex(minGarbageToCompact);
         const corpus = new Map<string, StoredDocument>();
         for (const step of operations) {
           if (step.kind === 'upsert') {
@@ -78,6 +95,8 @@ describe('SparseIndex pruned search', () => {
           } else if (step.kind === 'delete') {
             index.delete(step.id);
             corpus.delete(step.id);
+          } else if (step.kind === 'restore') {
+            index = SparseIndex.fromSections(copied(index.toSections()), minGarbageToCompact);
           } else {
             const isVisible = (id: string) => {
               const documentGroups = corpus.get(id)!.groups;

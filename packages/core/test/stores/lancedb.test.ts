@@ -121,6 +121,25 @@ describe('LanceDbStore', () => {
   });
 });
 
+describe('LanceDbStore readiness', () => {
+  it('answers RAG_STORE_LOADING until the search view is in memory, then ready', async () => {
+    const writer = await openStore(null);
+    await writer.upsert([chunk('a.md', 0, 'alpha backups')]);
+    const reader = await openStore(null);
+    // A probe that cannot wait at all sees the view not loaded yet.
+    await expect(reader.checkReady(AbortSignal.abort())).rejects.toMatchObject({ code: 'RAG_STORE_LOADING' });
+    await reader.prepareForSearch();
+    await expect(reader.checkReady(AbortSignal.abort())).resolves.toBeUndefined();
+  });
+
+  it('waits a moment for a view that loads quickly, so a small index is ready at the first probe', async () => {
+    const writer = await openStore(null);
+    await writer.upsert([chunk('a.md', 0, 'alpha backups')]);
+    const reader = await openStore(null);
+    await expect(reader.checkReady(AbortSignal.timeout(3000))).resolves.toBeUndefined();
+  });
+});
+
 describe('LanceDbStore.compact', () => {
   it('merges the files left by many small writes and keeps every chunk searchable', async () => {
     const store = await openStore(null);

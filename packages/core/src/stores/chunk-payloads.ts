@@ -1,0 +1,169 @@
+import { RaggedArray } from '../ragged-array.ts';
+
+/** What a hit shows of a chunk. */
+export interface ChunkPayload {
+  source: string;
+  headingPath: string;
+  chunkIndex: number;
+  text: string;
+  groups: readonly string[];
+}
+
+/** A payload as it arrives: texts as strings (a write) or as the UTF-8 bytes a table column holds (a load). */
+export interface ChunkPayloadInput extends Omit<ChunkPayload, 'text' | 'headingPath'> {
+  text: string | Uint8Array;
+  headingPath: string | Uint8Array;
+}
+
+/** ChunkPayloads.toSections: one row per id, in the ids' order, plus the interned sources and groups. */
+export interface ChunkPayloadSections {
+  texts: Uint8Array;
+  textStarts: Int32Array;
+  headingPaths: Uint8Array;
+  headingPathStarts: Int32Array;
+  chunkIndexes: Int32Array;
+  sourceNumbers: Int32Array;
+  groupsNumbers: Int32Array;
+  sources: string[];
+  groupLists: string[][];
+}
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+/**
+ * The payloads of the chunks a search view holds, packed: texts and heading paths as UTF-8 bytes in two
+ * ragged arrays (decoded only for the hits shown), sources and groups interned, one row per chunk. At
+ * 100k chunks, one object and two strings per chunk cost about twice the texts' own size in V8's heap.
+ *
+ * Rows are only appended: a chunk written again takes a new row and its old one stays unused until the
+ * view is next loaded from the table. Only processes that both write and search (tests, the eval) do so.
+ */
+export class ChunkPayloads {
+  private readonly rowOf = new Map<string, number>();
+  private texts = new RaggedArray<Uint8Array<ArrayBufferLike>>(Uint8Array);
+  private headingPaths = new RaggedArray<Uint8Array<ArrayBufferLike>>(Uint8Array);
+  private chunkIndexOfRow: number[] = [];
+  private sourceOfRow: number[] = [];
+  private groupsOfRow: number[] = [];
+  private readonly sources = new Interned<string>((source) => source);
+  private readonly groupLists = new Interned<readonly string[]>((groups) => groups.join('\n'));
+
+  /** Payloads from toSections' arrays, row i being ids[i]'s; the byte arrays are used in place. */
+  static fromSections(ids: readonly string[], sections: ChunkPayloadSections): ChunkPayloads {
+    const payloads = new ChunkPayloads();
+    ids.forEach((id, row) => payloads.rowOf.set(id, row));
+    payloads.texts = RaggedArray.fromSections(Uint8Array, sections.texts, sections.textStarts);
+    payloads.headingPaths = RaggedArray.fromSections(Uint8Array, sections.headingPaths, sections.headingPathStarts);
+    payloads.chunkIndexOfRow = Array.from(sections.chunkIndexes);
+    payloads.sourceOfRow = Array.from(sections.sourceNumbers);
+    payloads.groupsOfRow = Array.from(sections.groupsNumbers);
+    sections.sources.forEach((source) => payloads.sources.numberOf(source));
+    sections.groupLists.forEach((groups) => payloads.groupLists.numberOf(groups));
+    return payloads;
+  }
+
+  /** The payloads of `ids`, which must all be held, as flat arrays in that order. */
+  toSections(ids: readonly string[]): ChunkPayloadSections {
+    const inOrder = ids.length === this.texts.length && ids.every((id, row) => this.rowOf.get(id) === row);
+    const rows = inOrder ? undefined : ids.map((id) => this.rowOf.get(id)!);
+    const packed = (column: RaggedArray<Uint8Array<ArrayBufferLike>>) => {
+      if (!rows) return column.sections();
+      const reordered = new RaggedArray<Uint8Array<ArrayBufferLike>>(Uint8Array);
+      for (const row of rows) reordered.push(column.at(row));
+      return reordered.sections();
+    };
+    const pick = (values: number[]) => Int32Array.from(rows ?? values.keys(), (row) => values[row]!);
+    const texts = packed(this.texts);
+    const headingPaths = packed(this.headingPaths);
+    return {
+      texts: texts.values,
+      textStarts: texts.starts,
+      headingPaths: headingPaths.values,
+      headingPathStarts: headingPaths.starts,
+      chunkIndexes: pick(this.chunkIndexOfRow),
+      sourceNumbers: pick(this.sourceOfRow),
+      groupsNumbers: pick(this.groupsOfRow),
+      sources: this.sources.all(),
+      groupLists: this.groupLists.all().map((groups) => [...groups]),
+    };
+  }
+
+  set(id: string, payload: ChunkPayloadInput): void {
+    const row = this.texts.push(asBytes(payload.text));
+    this.headingPaths.push(asBytes(payload.headingPath));
+    this.chunkIndexOfRow.push(payload.chunkIndex);
+    this.sourceOfRow.push(this.sources.numberOf(payload.source));
+    this.groupsOfRow.push(this.groupLists.numberOf(payload.groups));
+    this.rowOf.set(id, row);
+  }
+
+  get(id: string): ChunkPayload | undefined {
+    const row = this.rowOf.get(id);
+    if (row === undefined) return undefined;
+    return {
+      source: this.sources.value(this.sourceOfRow[row]!),
+      headingPath: decoder.decode(this.headingPaths.at(row)),
+      chunkIndex: this.chunkIndexOfRow[row]!,
+      text: decoder.decode(this.texts.at(row)),
+      groups: this.groupLists.value(this.groupsOfRow[row]!),
+    };
+  }
+
+  /** The chunk's groups without decoding anything: what the visibility test of every scored chunk needs. */
+  groupsOf(id: string): readonly string[] | undefined {
+    const row = this.rowOf.get(id);
+    return row === undefined ? undefined : this.groupLists.value(this.groupsOfRow[row]!);
+  }
+
+  delete(id: string): void {
+    this.rowOf.delete(id);
+  }
+
+  idsOfSource(source: string): string[] {
+    const wanted = this.sources.numberOf(source);
+    return [...this.rowOf].filter(([, row]) => this.sourceOfRow[row] === wanted).map(([id]) => id);
+  }
+
+  setGroupsOfSource(source: string, groups: readonly string[]): void {
+    const number = this.groupLists.numberOf(groups);
+    for (const id of this.idsOfSource(source)) this.groupsOfRow[this.rowOf.get(id)!] = number;
+  }
+
+  /** Gives back the spare capacity kept for appends: after a bulk load. */
+  trimToSize(): void {
+    this.texts.trimToSize();
+    this.headingPaths.trimToSize();
+  }
+}
+
+function asBytes(text: string | Uint8Array): Uint8Array {
+  return typeof text === 'string' ? encoder.encode(text) : text;
+}
+
+/** Equal values stored once: the many chunks of a document share its source and its groups. */
+class Interned<T> {
+  private readonly values: T[] = [];
+  private readonly numbers = new Map<string, number>();
+
+  constructor(private readonly keyOf: (value: T) => string) {}
+
+  numberOf(value: T): number {
+    const key = this.keyOf(value);
+    let number = this.numbers.get(key);
+    if (number === undefined) {
+      number = this.values.push(value) - 1;
+      this.numbers.set(key, number);
+    }
+    return number;
+  }
+
+  value(number: number): T {
+    return this.values[number]!;
+  }
+
+  /** Every value, by number. */
+  all(): T[] {
+    return [...this.values];
+  }
+}

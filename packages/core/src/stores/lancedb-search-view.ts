@@ -1,0 +1,154 @@
+import type { Table } from '@lancedb/lancedb';
+import { isVisibleTo, normalizeGroups } from '../access/groups.ts';
+import type { IndexedChunk, SearchHit, SparseVector } from '../domain.ts';
+import { RagError } from '../errors.ts';
+import { SparseIndex, type SparseIndexSections, type SparseMatch } from '../sparse/sparse-index.ts';
+import { RaggedArray } from '../ragged-array.ts';
+import { columnOf, stringListAt, VariableWidthColumn } from './arrow-columns.ts';
+import { ChunkPayloads, type ChunkPayload, type ChunkPayloadSections } from './chunk-payloads.ts';
+import { GROUPS_COLUMN } from './lancedb-schema.ts';
+import { readSectionsFile, readSectionsMeta, writeSectionsFile } from './sections-file.ts';
+
+/** What a saved view's file says of itself: a file of another format or table version is not used. */
+interface SavedViewMeta {
+  format: number;
+  tableVersion: number;
+  chunks: number;
+  sources: string[];
+  groupLists: string[][];
+}
+
+type ChunkPayloadArrays = Omit<ChunkPayloadSections, 'sources' | 'groupLists'>;
+const SPARSE_SECTIONS = ['terms', 'listStarts', 'slots', 'weights', 'slotTerms', 'slotTermStarts'] as const;
+const PAYLOAD_SECTIONS = ['texts', 'textStarts', 'headingPaths', 'headingPathStarts', 'chunkIndexes', 'sourceNumbers', 'groupsNumbers'] as const;
+
+/** Bumped whenever the saved layout changes: an older file is then ignored and rewritten by the next ingest. */
+const SAVED_VIEW_FORMAT = 1;
+
+const VIEW_COLUMNS = ['id', 'source', 'heading_path', 'chunk_index', 'text', 'sparse_indices', 'sparse_values'];
+
+/**
+ * The part of an embedded collection that queries need in memory: the BM25 sparse index (scored as
+ * Qdrant does) and what a hit shows of each chunk. `version` is the table version it reflects, so the
+ * store can tell when another process's write makes it stale.
+ *
+ * An ingest run that changed the table saves the view to a file beside it (saveTo); a server then reads
+ * that file (readSaved): one read and views into its buffer, a fraction of a second at 100k chunks.
+ * Without a file of the current version the view is built from the table's columns (scan): a few
+ * seconds at 100k chunks, and the scan's buffers leave the process's resident memory higher.
+ */
+export class LanceDbSearchView {
+  private constructor(
+    public version: number,
+    private readonly sparseIndex = new SparseIndex(),
+    /** What a hit shows of each chunk; the document's version and the dense vector stay on disk. */
+    private readonly payloads = new ChunkPayloads(),
+  ) {}
+
+  /** The view saved at `path` if it is of this table version and format; undefined otherwise. */
+  static async readSaved(path: string, version: number): Promise<LanceDbSearchView | undefined> {
+    const saved = await readSectionsFile<SavedViewMeta>(path);
+    if (!saved || saved.meta.format !== SAVED_VIEW_FORMAT || saved.meta.tableVersion !== version) return undefined;
+    const { meta, sections } = saved;
+    if (!['ids', 'idStarts', ...SPARSE_SECTIONS, ...PAYLOAD_SECTIONS].every((name) => sections[name] !== undefined)) return undefined;
+    const sectionsOf = <T>(names: readonly string[]) => Object.fromEntries(names.map((name) => [name, sections[name]])) as T;
+    const idBytes = RaggedArray.fromSections(Uint8Array, sections.ids as Uint8Array, sections.idStarts as Int32Array);
+    const decoder = new TextDecoder();
+    const ids = Array.from({ length: meta.chunks }, (_, row) => decoder.decode(idBytes.at(row)));
+    const sparseIndex = SparseIndex.fromSections({ ids, ...sectionsOf<Omit<SparseIndexSections, 'ids'>>(SPARSE_SECTIONS) });
+    const payloads = ChunkPayloads.fromSections(ids, { ...sectionsOf<ChunkPayloadArrays>(PAYLOAD_SECTIONS), sources: meta.sources, groupLists: meta.groupLists });
+    return new LanceDbSearchView(version, sparseIndex, payloads);
+  }
+
+  /** The table version of the view saved at `path`, without reading the rest of it. */
+  static async savedVersion(path: string): Promise<number | undefined> {
+    const meta = await readSectionsMeta<SavedViewMeta>(path);
+    return meta?.format === SAVED_VIEW_FORMAT ? meta.tableVersion : undefined;
+  }
+
+  /** Writes the view for readSaved (atomically: a reader sees the previous file or this one). */
+  async saveTo(path: string): Promise<void> {
+    const { ids, ...sparse } = this.sparseIndex.toSections();
+    const { sources, groupLists, ...payloadArrays } = this.payloads.toSections(ids);
+    const encoder = new TextEncoder();
+    const idBytes = new RaggedArray<Uint8Array<ArrayBufferLike>>(Uint8Array);
+    for (const id of ids) idBytes.push(encoder.encode(id));
+    const { values, starts } = idBytes.sections();
+    const meta: SavedViewMeta = { format: SAVED_VIEW_FORMAT, tableVersion: this.version, chunks: ids.length, sources, groupLists };
+    await writeSectionsFile(path, meta, { ids: values, idStarts: starts, ...sparse, ...payloadArrays });
+  }
+
+  /** Builds the view from the table's columns, batch by batch. */
+  static async scan(table: Table, version: number, hasGroupsColumn: boolean): Promise<LanceDbSearchView> {
+    const view = new LanceDbSearchView(version);
+    const columns = hasGroupsColumn ? [...VIEW_COLUMNS, GROUPS_COLUMN] : VIEW_COLUMNS;
+    for await (const batch of table.query().select(columns)) {
+      const [ids, sources, chunkIndexes] = ['id', 'source', 'chunk_index'].map((name) => columnOf(batch, name));
+      const groups = hasGroupsColumn ? columnOf(batch, GROUPS_COLUMN) : undefined;
+      const headingPaths = new VariableWidthColumn<Uint8Array>(batch, 'heading_path');
+      const texts = new VariableWidthColumn<Uint8Array>(batch, 'text');
+      const sparseIndices = new VariableWidthColumn<Uint32Array>(batch, 'sparse_indices');
+      const sparseValues = new VariableWidthColumn<Float32Array>(batch, 'sparse_values');
+      for (let row = 0; row < batch.numRows; row++) {
+        const id = ids!.get(row) as string;
+        view.sparseIndex.upsert(id, { indices: sparseIndices.row(row), values: sparseValues.row(row) });
+        view.payloads.set(id, {
+          source: sources!.get(row) as string,
+          headingPath: headingPaths.row(row),
+          chunkIndex: chunkIndexes!.get(row) as number,
+          text: texts.row(row),
+          groups: normalizeGroups(groups ? (stringListAt(groups, row) ?? []) : []),
+        });
+      }
+    }
+    return view;
+  }
+
+  /** Gives back the spare capacity kept for appends: for a view that will serve, not one about to be saved. */
+  trimToSize(): void {
+    this.sparseIndex.trimToSize();
+    this.payloads.trimToSize();
+  }
+
+  /**
+   * The `limit` best sparse matches the caller may read. Hidden chunks are skipped while scoring, not
+   * after: the IDF stays the whole collection's, as Qdrant's does under a filter.
+   */
+  sparseSearch(sparse: SparseVector, limit: number, visibleGroups: readonly string[]): SparseMatch[] {
+    const callerGroups = new Set(visibleGroups);
+    return this.sparseIndex.search(sparse, limit, (id) => isVisibleTo(this.payloads.groupsOf(id) ?? [], callerGroups));
+  }
+
+  /** The chunk as a hit; a ranked id without a payload means the view and the table disagree. */
+  toHit(id: string, score: number): SearchHit {
+    const payload = this.payloads.get(id);
+    if (!payload) throw new RagError('RAG_INTERNAL', `chunk ${id} is indexed but has no payload`);
+    const { source, headingPath, chunkIndex, text } = payload;
+    return { id, source, headingPath, chunkIndex, text, score, fusionScore: score };
+  }
+
+  /** The chunk if it exists and `callerGroups` may read it. */
+  visibleChunk(id: string, callerGroups: ReadonlySet<string>): ChunkPayload | undefined {
+    const payload = this.payloads.get(id);
+    return payload && isVisibleTo(payload.groups, callerGroups) ? payload : undefined;
+  }
+
+  remember(chunk: IndexedChunk): void {
+    this.sparseIndex.upsert(chunk.id, chunk.sparse);
+    const { source, headingPath, chunkIndex, text, groups } = chunk;
+    this.payloads.set(chunk.id, { source, headingPath, chunkIndex, text, groups });
+  }
+
+  forget(id: string): void {
+    this.sparseIndex.delete(id);
+    this.payloads.delete(id);
+  }
+
+  forgetSource(source: string): void {
+    for (const id of this.payloads.idsOfSource(source)) this.forget(id);
+  }
+
+  setGroups(source: string, groups: readonly string[]): void {
+    this.payloads.setGroupsOfSource(source, [...groups]);
+  }
+}

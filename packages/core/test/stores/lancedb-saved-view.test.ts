@@ -1,0 +1,125 @@
+/**
+ * The search view an ingest run saves beside the table (LanceDbStore.saveSearchView) and a server's
+ * store loads at start instead of scanning the table: same hits, used only for the table version it
+ * was saved for, and ignored when it is not a readable file.
+ */
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { chunkId } from '../../src/chunking/chunk-id.ts';
+import type { IndexedChunk } from '../../src/domain.ts';
+import { encodeDocument, encodeQuery } from '../../src/sparse/bm25-encoder.ts';
+import { LanceDbStore } from '../../src/stores/lancedb.ts';
+
+let dataDir: string;
+const stores: LanceDbStore[] = [];
+
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'rag-saved-view-'));
+});
+
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const viewFile = () => join(dataDir, 'lancedb', 'docs.search-view');
+
+async function openStore(): Promise<LanceDbStore> {
+  const store = new LanceDbStore({ dataDir, collection: 'docs' });
+  stores.push(store);
+  await store.open(null);
+  return store;
+}
+
+function chunk(source: string, chunkIndex: number, text: string, groups: string[] = [], headingPath = ''): IndexedChunk {
+  return {
+    id: chunkId(source, chunkIndex),
+    source,
+    headingPath,
+    chunkIndex,
+    text,
+    contentHash: `hash-${source}`,
+    sourceVersion: 'v1',
+    groups,
+    sparse: encodeDocument(text),
+    ingestedAt: '2026-01-01T00:00:00.000Z',
+  };
+}
+
+const CHUNKS = [
+  chunk('guide.md', 0, 'Rollback a sync wave with argocd app rollback', [], 'Guide > Rollback'),
+  chunk('guide.md', 1, 'Sync waves order the resources of an application: wave −1 before wave 0', [], 'Guide > Sync waves'),
+  chunk('ops/secrets.md', 0, 'Rotate the sync token every 90 days; données sensibles 🔐', ['ops'], 'Secrets'),
+  chunk('notes.md', 3, 'An unrelated note about lunch', [], ''),
+];
+
+/** Every query in every caller's eyes, with scores, texts and headings: what a view must reproduce. */
+async function answers(store: LanceDbStore): Promise<unknown[]> {
+  const results: unknown[] = [];
+  for (const query of ['sync wave rollback', 'rotate token', 'lunch', 'nothing matches this']) {
+    for (const visibleGroups of [[], ['ops']]) {
+      results.push(await store.search({ sparse: encodeQuery(query), limit: 3, prefetchLimit: 10, visibleGroups }));
+    }
+  }
+  results.push(await store.getChunks(CHUNKS.map((each) => each.id), ['ops']), await store.getChunks(CHUNKS.map((each) => each.id), []));
+  return results;
+}
+
+describe('a saved search view', () => {
+  it('answers exactly as the view scanned from the table: ranks, scores, texts, headings and groups', async () => {
+    const writer = await openStore();
+    await writer.upsert(CHUNKS);
+    expect(await writer.saveSearchView()).toMatch(/search view saved for table version \d+/);
+    const fromFile = await answers(await openStore());
+    await rm(viewFile());
+    const scanned = await answers(await openStore());
+    expect(fromFile).toEqual(scanned);
+    expect(JSON.stringify(scanned)).toContain('données sensibles 🔐');
+  });
+
+  it('is what a reader loads: a change made to the file alone shows in the hits', async () => {
+    const writer = await openStore();
+    await writer.upsert(CHUNKS);
+    await writer.saveSearchView();
+    const bytes = await readFile(viewFile());
+    const at = bytes.indexOf('An unrelated note about lunch');
+    bytes.write('An UNRELATED note about lunch', at, 'utf8');
+    await writeFile(viewFile(), bytes);
+    const [hit] = await (await openStore()).search({ sparse: encodeQuery('lunch'), limit: 1, prefetchLimit: 10, visibleGroups: [] });
+    expect(hit?.text).toBe('An UNRELATED note about lunch');
+  });
+
+  it('is not used once the table has moved on: a write after the save is seen', async () => {
+    const writer = await openStore();
+    await writer.upsert(CHUNKS);
+    await writer.saveSearchView();
+    await writer.upsert([chunk('new.md', 0, 'Blue green deployments with Argo Rollouts')]);
+    const [hit] = await (await openStore()).search({ sparse: encodeQuery('blue green rollouts'), limit: 1, prefetchLimit: 10, visibleGroups: [] });
+    expect(hit?.source).toBe('new.md');
+  });
+
+  it('is ignored when it is not a readable view: the reader scans the table', async () => {
+    const writer = await openStore();
+    await writer.upsert(CHUNKS);
+    await writer.saveSearchView();
+    const expected = await answers(writer);
+    await writeFile(viewFile(), 'RAGSECT1 but then garbage');
+    expect(await answers(await openStore())).toEqual(expected);
+  });
+
+  it('is saved again only when the table changed', async () => {
+    const writer = await openStore();
+    await writer.upsert(CHUNKS);
+    await writer.saveSearchView();
+    const before = (await stat(viewFile())).mtimeMs;
+    expect(await writer.saveSearchView()).toBeUndefined();
+    expect((await stat(viewFile())).mtimeMs).toBe(before);
+    await writer.deleteBySource('notes.md');
+    expect(await writer.saveSearchView()).toBeDefined();
+    const hits = await (await openStore()).search({ sparse: encodeQuery('lunch'), limit: 3, prefetchLimit: 10, visibleGroups: [] });
+    expect(hits).toEqual([]);
+  });
+});

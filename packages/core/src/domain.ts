@@ -35,6 +35,11 @@ export interface IndexedDocument extends DocumentVersion {
   source: string;
   chunkIds: string[];
   /**
+   * Each chunk's chunk_index, in the order of chunkIds, when the store lists it: wholeness (see isWhole) is
+   * then checked on the indexes instead of recomputing every chunk id, the main cost of a no-op re-run.
+   */
+  chunkIndexes?: number[];
+  /**
    * Groups its chunks carry (normalized: sorted, unique); undefined when they disagree, as a groups update
    * cut short leaves them: never equal to the listing's groups, so the next run rewrites them.
    */

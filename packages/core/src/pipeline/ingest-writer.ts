@@ -97,7 +97,20 @@ export class IngestWriter {
  * IngestWriter) leaves a new document without its chunk 0, which its version alone would not reveal.
  */
 export function isWhole(document: IndexedDocument): boolean {
+  // Chunk ids derive from (source, chunk index), so the stored indexes tell the same without hashing.
+  if (document.chunkIndexes) return isPermutationOfFirst(document.chunkIndexes, document.chunkIds.length);
   const ids = new Set(document.chunkIds);
   for (let index = 0; index < document.chunkIds.length; index += 1) if (!ids.has(chunkId(document.source, index))) return false;
+  return true;
+}
+
+/** Whether `indexes` holds exactly 0 to n-1, each once. */
+function isPermutationOfFirst(indexes: readonly number[], n: number): boolean {
+  if (indexes.length !== n) return false;
+  const seen = new Uint8Array(n);
+  for (const index of indexes) {
+    if (!(index >= 0 && index < n) || seen[index] === 1) return false;
+    seen[index] = 1;
+  }
   return true;
 }

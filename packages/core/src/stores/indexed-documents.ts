@@ -13,16 +13,20 @@ const MIXED_VERSIONS = '';
 export function addChunkToDocuments(
   documents: Map<string, IndexedDocument>,
   source: string,
-  chunkId: string,
+  chunk: { id: string; index: number | undefined },
   version: DocumentVersion,
   groups: readonly string[],
 ): void {
   const document = documents.get(source);
   if (!document) {
-    documents.set(source, { source, contentHash: version.contentHash, sourceVersion: version.sourceVersion, chunkIds: [chunkId], groups });
+    const chunkIndexes = chunk.index === undefined ? {} : { chunkIndexes: [chunk.index] };
+    documents.set(source, { source, contentHash: version.contentHash, sourceVersion: version.sourceVersion, chunkIds: [chunk.id], ...chunkIndexes, groups });
     return;
   }
-  document.chunkIds.push(chunkId);
+  document.chunkIds.push(chunk.id);
+  // One chunk without its index (a point written by an older version) leaves the check to the ids.
+  if (chunk.index === undefined) delete document.chunkIndexes;
+  else document.chunkIndexes?.push(chunk.index);
   if (document.contentHash !== version.contentHash || document.sourceVersion !== version.sourceVersion) {
     document.contentHash = MIXED_VERSIONS;
     document.sourceVersion = undefined;

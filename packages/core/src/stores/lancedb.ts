@@ -15,7 +15,7 @@ import { addChunkToDocuments } from './indexed-documents.ts';
 import type { HybridQuery, OpenOptions, VectorStore } from './vector-store.ts';
 
 /** The columns of a chunk that say which document version it belongs to: all an ingest run reads. */
-const VERSION_COLUMNS = ['id', 'source', 'content_hash', 'source_version'];
+const VERSION_COLUMNS = ['id', 'source', 'chunk_index', 'content_hash', 'source_version'];
 
 /** How long a readiness probe waits for the first load of the search view before answering RAG_STORE_LOADING. */
 const READY_WAIT_MS = 1000;
@@ -110,12 +110,13 @@ export class LanceDbStore implements VectorStore {
     const documents = new Map<string, IndexedDocument>();
     const columns = this.hasGroupsColumn ? [...VERSION_COLUMNS, GROUPS_COLUMN] : VERSION_COLUMNS;
     for await (const batch of this.table.query().select(columns)) {
-      const [ids, sources, contentHashes, sourceVersions] = VERSION_COLUMNS.map((name) => columnOf(batch, name));
+      const [ids, sources, chunkIndexes, contentHashes, sourceVersions] = VERSION_COLUMNS.map((name) => columnOf(batch, name));
       const groups = this.hasGroupsColumn ? columnOf(batch, GROUPS_COLUMN) : undefined;
       for (let row = 0; row < batch.numRows; row++) {
         const version = { contentHash: contentHashes!.get(row) as string, sourceVersion: (sourceVersions!.get(row) as string | null) ?? undefined };
         const chunkGroups = normalizeGroups(groups ? (stringListAt(groups, row) ?? []) : []);
-        addChunkToDocuments(documents, sources!.get(row) as string, ids!.get(row) as string, version, chunkGroups);
+        const chunk = { id: ids!.get(row) as string, index: chunkIndexes!.get(row) as number };
+        addChunkToDocuments(documents, sources!.get(row) as string, chunk, version, chunkGroups);
       }
     }
     return [...documents.values()];

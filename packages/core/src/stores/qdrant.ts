@@ -152,7 +152,7 @@ export class QdrantStore implements VectorStore {
         this.client.scroll(this.collection, {
           limit: SCROLL_PAGE,
           offset,
-          with_payload: ['source', 'content_hash', 'source_version', GROUPS],
+          with_payload: ['source', 'chunk_index', 'content_hash', 'source_version', GROUPS],
           with_vector: false,
         }),
       );
@@ -380,7 +380,8 @@ function groupsOf(payload: Record<string, unknown>): string[] {
 function addToDocuments(documents: Map<string, IndexedDocument>, id: string, payload: Record<string, unknown>): void {
   const sourceVersion = typeof payload.source_version === 'string' ? payload.source_version : undefined;
   const groups = Array.isArray(payload.groups) ? normalizeGroups(payload.groups.filter((group): group is string => typeof group === 'string')) : [];
-  addChunkToDocuments(documents, stringField(payload.source), id, { contentHash: stringField(payload.content_hash), sourceVersion }, groups);
+  const index = Number.isInteger(payload.chunk_index) ? (payload.chunk_index as number) : undefined;
+  addChunkToDocuments(documents, stringField(payload.source), { id, index }, { contentHash: stringField(payload.content_hash), sourceVersion }, groups);
 }
 
 function pageOffset(next: unknown): string | number | undefined {

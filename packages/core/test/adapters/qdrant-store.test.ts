@@ -270,31 +270,33 @@ describe('QdrantStore writes', () => {
 
 describe('QdrantStore reads', () => {
   it('lists documents by scrolling every page of payload-only points', async () => {
-    const point = (id: string, source: string, hash: string, version: string | null, groups?: string[]) => ({
+    const point = (id: string, source: string, hash: string, version: string | null, groups?: string[], chunkIndex?: number) => ({
       id,
-      payload: { source, content_hash: hash, source_version: version, ...(groups ? { groups } : {}) },
+      payload: { source, content_hash: hash, source_version: version, ...(groups ? { groups } : {}), ...(chunkIndex === undefined ? {} : { chunk_index: chunkIndex }) },
     });
     const server = await startFakeServer(
       qdrant({
         [`POST /collections/${C}/points/scroll`]: (req, res) =>
           (req.body as { offset?: string }).offset === undefined
-            ? ok(res, { points: [point('p1', 'a.md', 'h1', 'g1', ['support', 'hr']), point('p2', 'b.md', 'h2', null)], next_page_offset: 'p3' })
+            ? ok(res, { points: [point('p1', 'a.md', 'h1', 'g1', ['support', 'hr'], 1), point('p2', 'b.md', 'h2', null)], next_page_offset: 'p3' })
             : ok(res, {
-                points: [point('p3', 'a.md', 'h1', 'g1', ['hr', 'support']), point('p4', 'c.md', 'new', null, ['hr']), point('p5', 'c.md', 'old', null, [])],
+                points: [point('p3', 'a.md', 'h1', 'g1', ['hr', 'support'], 0), point('p4', 'c.md', 'new', null, ['hr'], 0), point('p5', 'c.md', 'old', null, [])],
                 next_page_offset: null,
               }),
       }),
     );
     const documents = await store(server.url).listDocuments();
     expect(server.requests.map((r) => r.body)).toEqual([
-      { limit: 512, with_payload: ['source', 'content_hash', 'source_version', 'groups'], with_vector: false },
-      { limit: 512, offset: 'p3', with_payload: ['source', 'content_hash', 'source_version', 'groups'], with_vector: false },
+      { limit: 512, with_payload: ['source', 'chunk_index', 'content_hash', 'source_version', 'groups'], with_vector: false },
+      { limit: 512, offset: 'p3', with_payload: ['source', 'chunk_index', 'content_hash', 'source_version', 'groups'], with_vector: false },
     ]);
     expect(documents).toEqual([
-      { source: 'a.md', contentHash: 'h1', sourceVersion: 'g1', chunkIds: ['p1', 'p3'], groups: ['hr', 'support'] },
+      // each chunk's chunk_index, for the wholeness check without hashing ids
+      { source: 'a.md', contentHash: 'h1', sourceVersion: 'g1', chunkIds: ['p1', 'p3'], chunkIndexes: [1, 0], groups: ['hr', 'support'] },
       // no `groups` key: a point written before access groups existed, public
       { source: 'b.md', contentHash: 'h2', sourceVersion: undefined, chunkIds: ['p2'], groups: [] },
-      // chunks from two versions and two sets of groups (an interrupted sync): nothing matches, so the next run redoes both
+      // chunks from two versions and two sets of groups (an interrupted sync): nothing matches, so the next run redoes both;
+      // p5 has no chunk_index (written by an older version), so wholeness falls back to the ids
       { source: 'c.md', contentHash: '', sourceVersion: undefined, chunkIds: ['p4', 'p5'], groups: undefined },
     ]);
   });

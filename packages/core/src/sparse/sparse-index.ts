@@ -1,6 +1,7 @@
 import type { SparseVector } from '../domain.ts';
 import { BestMatches, type SparseMatch } from './best-matches.ts';
 import { PostingList } from './posting-list.ts';
+import { seedThreshold, type QueryTerm } from './seed-threshold.ts';
 import { RaggedArray } from '../ragged-array.ts';
 
 export type { SparseMatch } from './best-matches.ts';
@@ -43,15 +44,6 @@ const MIN_GARBAGE_TO_COMPACT = 1024;
  */
 const BOUND_SLACK = 1e-9;
 
-interface QueryTerm {
-  list: PostingList;
-  /** query value × idf */
-  weight: number;
-  /** The most this term adds to any document's score (0 when it can only lower it). */
-  bound: number;
-  /** Position in the query, to sum contributions in the same order as an exhaustive scan. */
-  queryPosition: number;
-}
 
 /**
  * In-memory sparse index scoring exactly as Qdrant does for a sparse vector with `modifier: "idf"`:
@@ -161,43 +153,53 @@ export class SparseIndex {
     const byQueryPosition = terms.map((_, k) => k).sort((a, b) => terms[a]!.queryPosition - terms[b]!.queryPosition);
     const cursors = new Int32Array(termCount);
     const contributions = new Float64Array(termCount);
-    const holds = new Uint8Array(termCount);
-    let threshold = -Infinity;
-    let firstEssential = 0;
+    // heldBy[k] === candidate: terms[k] holds the candidate (no per-candidate reset needed).
+    const heldBy = new Int32Array(termCount).fill(-1);
+    const isEligible = (slot: number) => this.deleted[slot] !== 1 && (isVisible === undefined || isVisible(this.idOfSlot[slot]!));
+    const seed = seedThreshold(terms, byQueryPosition, limit, isEligible);
+    let threshold = seed;
+    let firstEssential = nonEssentialTerms(boundBelow, threshold, 0);
+    // Hot loop: the lists and weights as plain locals rather than properties of the terms.
+    const lists = terms.map((term) => term.list);
+    const termWeights = Float64Array.from(terms, (term) => term.weight);
+    const deleted = this.deleted;
 
     for (;;) {
       let candidate = Infinity;
       for (let k = firstEssential; k < termCount; k++) {
-        const list = terms[k]!.list;
-        if (cursors[k]! < list.length && list.slots[cursors[k]!]! < candidate) candidate = list.slots[cursors[k]!]!;
+        const list = lists[k]!;
+        const cursor = cursors[k]!;
+        if (cursor < list.length && list.slots[cursor]! < candidate) candidate = list.slots[cursor]!;
       }
       if (candidate === Infinity) break;
 
       let partial = 0;
       let magnitude = 0;
       for (let k = firstEssential; k < termCount; k++) {
-        const { list, weight } = terms[k]!;
-        if (cursors[k]! < list.length && list.slots[cursors[k]!] === candidate) {
-          const contribution = weight * list.weights[cursors[k]!]!;
+        const list = lists[k]!;
+        const cursor = cursors[k]!;
+        if (cursor < list.length && list.slots[cursor] === candidate) {
+          const contribution = termWeights[k]! * list.weights[cursor]!;
           contributions[k] = contribution;
-          holds[k] = 1;
+          heldBy[k] = candidate;
           partial += contribution;
           magnitude += Math.abs(contribution);
           cursors[k] = cursors[k]! + 1;
         }
       }
-      let pruned = this.deleted[candidate] === 1;
+      let pruned = deleted[candidate] === 1;
       for (let k = firstEssential - 1; k >= 0 && !pruned; k--) {
         if (cannotReach(partial + boundBelow[k + 1]!, magnitude + boundBelow[k + 1]!, threshold)) {
           pruned = true;
           break;
         }
-        const { list, weight } = terms[k]!;
-        cursors[k] = list.seek(cursors[k]!, candidate);
-        if (cursors[k]! < list.length && list.slots[cursors[k]!] === candidate) {
-          const contribution = weight * list.weights[cursors[k]!]!;
+        const list = lists[k]!;
+        const cursor = list.seek(cursors[k]!, candidate);
+        cursors[k] = cursor;
+        if (cursor < list.length && list.slots[cursor] === candidate) {
+          const contribution = termWeights[k]! * list.weights[cursor]!;
           contributions[k] = contribution;
-          holds[k] = 1;
+          heldBy[k] = candidate;
           partial += contribution;
           magnitude += Math.abs(contribution);
         }
@@ -206,15 +208,12 @@ export class SparseIndex {
         const id = this.idOfSlot[candidate]!;
         if (isVisible === undefined || isVisible(id)) {
           let score = 0;
-          for (const k of byQueryPosition) if (holds[k] === 1) score += contributions[k]!;
+          for (const k of byQueryPosition) if (heldBy[k] === candidate) score += contributions[k]!;
           best.offer(id, score);
-          threshold = best.threshold;
-          while (firstEssential < termCount && cannotReach(boundBelow[firstEssential + 1]!, boundBelow[firstEssential + 1]!, threshold)) {
-            firstEssential++;
-          }
+          threshold = Math.max(seed, best.threshold);
+          firstEssential = nonEssentialTerms(boundBelow, threshold, firstEssential);
         }
       }
-      holds.fill(0);
     }
     return best.sorted();
   }
@@ -288,6 +287,13 @@ function sortedUnique(indices: ArrayLike<number>): Uint32Array {
   let kept = 0;
   for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[kept++] = sorted[i]!;
   return sorted.subarray(0, kept);
+}
+
+/** How many of the weakest terms (at least `from`) cannot lift a document to `threshold` together: they only complete scores. */
+function nonEssentialTerms(boundBelow: Float64Array, threshold: number, from: number): number {
+  let count = from;
+  while (count < boundBelow.length - 1 && cannotReach(boundBelow[count + 1]!, boundBelow[count + 1]!, threshold)) count++;
+  return count;
 }
 
 function cannotReach(bound: number, magnitude: number, threshold: number): boolean {

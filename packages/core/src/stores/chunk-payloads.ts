@@ -110,6 +110,11 @@ export class ChunkPayloads {
     };
   }
 
+  /** True while no chunk has ever been given groups: searches then need no visibility test at all. */
+  get everyChunkPublic(): boolean {
+    return this.groupLists.all().every((groups) => groups.length === 0);
+  }
+
   /** The chunk's groups without decoding anything: what the visibility test of every scored chunk needs. */
   groupsOf(id: string): readonly string[] | undefined {
     const row = this.rowOf.get(id);

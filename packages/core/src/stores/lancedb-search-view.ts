@@ -115,6 +115,7 @@ export class LanceDbSearchView {
    * after: the IDF stays the whole collection's, as Qdrant's does under a filter.
    */
   sparseSearch(sparse: SparseVector, limit: number, visibleGroups: readonly string[]): SparseMatch[] {
+    if (this.payloads.everyChunkPublic) return this.sparseIndex.search(sparse, limit);
     const callerGroups = new Set(visibleGroups);
     return this.sparseIndex.search(sparse, limit, (id) => isVisibleTo(this.payloads.groupsOf(id) ?? [], callerGroups));
   }

@@ -1,0 +1,65 @@
+import type { PostingList } from './posting-list.ts';
+
+/** A query index that some live document holds, as SparseIndex.search walks it. */
+export interface QueryTerm {
+  list: PostingList;
+  /** query value × idf */
+  weight: number;
+  /** The most this term adds to any document's score (0 when it can only lower it). */
+  bound: number;
+  /** Position in the query, to sum contributions in the same order as an exhaustive scan. */
+  queryPosition: number;
+}
+
+/**
+ * A score the `limit`-th best match is sure to reach, to prune with from the first candidate on: the exact
+ * scores of `limit` eligible documents, the k-th best of which can only be beaten. They are the documents
+ * where the term of the highest bound contributes most, which usually hold the other terms too. Without
+ * it MaxScore's threshold rises only as good documents turn up in slot order, late when the best ones sit
+ * at the end. -Infinity when fewer than `limit` such documents are eligible.
+ */
+export function seedThreshold(
+  terms: readonly QueryTerm[],
+  byQueryPosition: readonly number[],
+  limit: number,
+  isEligible: (slot: number) => boolean,
+): number {
+  const strongest = terms.at(-1);
+  if (strongest === undefined || strongest.bound <= 0) return -Infinity;
+  const slots = strongestSlots(strongest, limit, isEligible);
+  if (slots.length < limit) return -Infinity;
+  let lowest = Infinity;
+  for (const slot of slots) lowest = Math.min(lowest, exactScore(terms, byQueryPosition, slot));
+  return lowest;
+}
+
+/** The `limit` eligible slots where `term` contributes most (a small sorted buffer; eligibility checked last, on fewer slots). */
+function strongestSlots(term: QueryTerm, limit: number, isEligible: (slot: number) => boolean): number[] {
+  const { list, weight } = term;
+  const kept: Array<{ slot: number; contribution: number }> = [];
+  for (let i = 0; i < list.length; i++) {
+    const contribution = weight * list.weights[i]!;
+    if (kept.length === limit && contribution <= kept[limit - 1]!.contribution) continue;
+    const slot = list.slots[i]!;
+    if (!isEligible(slot)) continue;
+    let at = kept.length === limit ? limit - 1 : kept.length;
+    while (at > 0 && kept[at - 1]!.contribution < contribution) {
+      kept[at] = kept[at - 1]!;
+      at--;
+    }
+    kept[at] = { slot, contribution };
+    if (kept.length > limit) kept.length = limit;
+  }
+  return kept.map(({ slot }) => slot);
+}
+
+/** The slot's score, summed in query order as the search sums it, so both give the same double. */
+function exactScore(terms: readonly QueryTerm[], byQueryPosition: readonly number[], slot: number): number {
+  let score = 0;
+  for (const k of byQueryPosition) {
+    const { list, weight } = terms[k]!;
+    const position = list.seek(0, slot);
+    if (position < list.length && list.slots[position] === slot) score += weight * list.weights[position]!;
+  }
+  return score;
+}

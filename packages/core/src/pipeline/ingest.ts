@@ -23,7 +23,7 @@ export interface IngestOptions {
   embedBatchSize: number;
   /** Documents read, converted and embedded at once. */
   concurrency: number;
-  /** Points (upserted plus deleted) written to the store in one batch; default 512. */
+  /** Points (upserted plus deleted) written to the store in one batch; default 2048. */
   writeBatchPoints?: number;
   /** Delete the points of documents no longer in the source (default true). */
   prune: boolean;
@@ -54,7 +54,12 @@ export interface IngestOptions {
   signal?: AbortSignal;
 }
 
-const DEFAULT_WRITE_BATCH_POINTS = 512;
+/**
+ * Each batch is one LanceDB commit (a table version and a fragment): at 512 points a 98.6k-chunk first run
+ * made 194 versions, every one of which a server's version check lists until compaction prunes them;
+ * 2048 made 52 and ran 12 % faster, with no higher peak memory. Qdrant gets it as requests of 64 points.
+ */
+const DEFAULT_WRITE_BATCH_POINTS = 2048;
 const DEFAULT_MAX_PRUNE_RATIO = 0.5;
 const DEFAULT_MAX_FILE_BYTES = 50_000_000;
 /**

@@ -34,14 +34,33 @@ export class VariableWidthColumn<Values extends Uint8Array | Uint32Array | Float
     this.valuesStart = child ? child.offset : 0;
   }
 
+  /** The row's number of values (bytes for Utf8), without reading them: 0 for an empty or a null row. */
+  rowLength(index: number): number {
+    return this.offsets[this.firstRow + index + 1]! - this.offsets[this.firstRow + index]!;
+  }
+
   row(index: number): Values {
     const position = this.firstRow + index;
     return this.values.subarray(this.valuesStart + this.offsets[position]!, this.valuesStart + this.offsets[position + 1]!) as Values;
   }
 }
 
-/** A nullable List<Utf8> column's row as strings; null stays null. */
-export function stringListAt(column: Vector, index: number): string[] | null {
-  const value = column.get(index) as Iterable<string> | null;
-  return value === null ? null : Array.from(value);
+/**
+ * A nullable List<Utf8> column (the access groups) read as string lists, null and empty rows as []. Most
+ * chunks are public, and skipping Arrow's decoding for their empty rows is most of a no-op re-run's reading.
+ */
+export class StringListColumn {
+  private readonly column: Vector;
+  private readonly lengths: VariableWidthColumn<Uint8Array>;
+
+  constructor(batch: RecordBatch, name: string) {
+    this.column = columnOf(batch, name);
+    this.lengths = new VariableWidthColumn(batch, name);
+  }
+
+  row(index: number): string[] {
+    if (this.lengths.rowLength(index) === 0) return [];
+    const value = this.column.get(index) as Iterable<string> | null;
+    return value === null ? [] : Array.from(value);
+  }
 }

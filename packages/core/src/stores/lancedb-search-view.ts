@@ -4,7 +4,7 @@ import type { IndexedChunk, SearchHit, SparseVector } from '../domain.ts';
 import { RagError } from '../errors.ts';
 import { SparseIndex, type SparseIndexSections, type SparseMatch } from '../sparse/sparse-index.ts';
 import { RaggedArray } from '../ragged-array.ts';
-import { columnOf, stringListAt, VariableWidthColumn } from './arrow-columns.ts';
+import { columnOf, StringListColumn, VariableWidthColumn } from './arrow-columns.ts';
 import { ChunkPayloads, type ChunkPayload, type ChunkPayloadSections } from './chunk-payloads.ts';
 import { GROUPS_COLUMN } from './lancedb-schema.ts';
 import { readSectionsFile, readSectionsMeta, writeSectionsFile } from './sections-file.ts';
@@ -84,7 +84,7 @@ export class LanceDbSearchView {
     const columns = hasGroupsColumn ? [...VIEW_COLUMNS, GROUPS_COLUMN] : VIEW_COLUMNS;
     for await (const batch of table.query().select(columns)) {
       const [ids, sources, chunkIndexes] = ['id', 'source', 'chunk_index'].map((name) => columnOf(batch, name));
-      const groups = hasGroupsColumn ? columnOf(batch, GROUPS_COLUMN) : undefined;
+      const groups = hasGroupsColumn ? new StringListColumn(batch, GROUPS_COLUMN) : undefined;
       const headingPaths = new VariableWidthColumn<Uint8Array>(batch, 'heading_path');
       const texts = new VariableWidthColumn<Uint8Array>(batch, 'text');
       const sparseIndices = new VariableWidthColumn<Uint32Array>(batch, 'sparse_indices');
@@ -97,7 +97,7 @@ export class LanceDbSearchView {
           headingPath: headingPaths.row(row),
           chunkIndex: chunkIndexes!.get(row) as number,
           text: texts.row(row),
-          groups: normalizeGroups(groups ? (stringListAt(groups, row) ?? []) : []),
+          groups: normalizeGroups(groups?.row(row) ?? []),
         });
       }
     }

@@ -6,7 +6,7 @@ import type { Chunk, ContextLock, EmbeddingModelLock, IndexedChunk, IndexedDocum
 import { RagError } from '../errors.ts';
 import { untilAborted } from '../until-aborted.ts';
 import { reciprocalRankFusion } from '../fusion/rrf.ts';
-import { columnOf, stringListAt } from './arrow-columns.ts';
+import { columnOf, StringListColumn } from './arrow-columns.ts';
 import { assertSameContext, UNRECORDED_NON_EMPTY } from './context-lock.ts';
 import { chunkTableSchema, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, GROUPS_COLUMN, GROUPS_COLUMN_SQL, toChunkRow } from './lancedb-schema.ts';
 import { LanceDbSearchView } from './lancedb-search-view.ts';
@@ -111,10 +111,10 @@ export class LanceDbStore implements VectorStore {
     const columns = this.hasGroupsColumn ? [...VERSION_COLUMNS, GROUPS_COLUMN] : VERSION_COLUMNS;
     for await (const batch of this.table.query().select(columns)) {
       const [ids, sources, chunkIndexes, contentHashes, sourceVersions] = VERSION_COLUMNS.map((name) => columnOf(batch, name));
-      const groups = this.hasGroupsColumn ? columnOf(batch, GROUPS_COLUMN) : undefined;
+      const groups = this.hasGroupsColumn ? new StringListColumn(batch, GROUPS_COLUMN) : undefined;
       for (let row = 0; row < batch.numRows; row++) {
         const version = { contentHash: contentHashes!.get(row) as string, sourceVersion: (sourceVersions!.get(row) as string | null) ?? undefined };
-        const chunkGroups = normalizeGroups(groups ? (stringListAt(groups, row) ?? []) : []);
+        const chunkGroups = normalizeGroups(groups?.row(row) ?? []);
         const chunk = { id: ids!.get(row) as string, index: chunkIndexes!.get(row) as number };
         addChunkToDocuments(documents, sources!.get(row) as string, chunk, version, chunkGroups);
       }

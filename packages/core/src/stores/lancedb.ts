@@ -191,11 +191,15 @@ export class LanceDbStore implements VectorStore {
   async checkReady(signal?: AbortSignal): Promise<void> {
     this.requireTable();
     if (this.view) return;
-    const loaded = this.searchView().then(() => true);
     const wait = AbortSignal.any([AbortSignal.timeout(READY_WAIT_MS), ...(signal ? [signal] : [])]);
-    if (!(await untilAborted(loaded, wait).catch((error: unknown) => (wait.aborted ? false : Promise.reject(error))))) {
-      throw new RagError('RAG_STORE_LOADING');
-    }
+    const loaded = await untilAborted(this.searchView(), wait).then(
+      () => true,
+      (error: unknown) => {
+        if (wait.aborted) return false;
+        throw error;
+      },
+    );
+    if (!loaded) throw new RagError('RAG_STORE_LOADING');
   }
 
   async close(): Promise<void> {

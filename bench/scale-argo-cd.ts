@@ -23,6 +23,7 @@ import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 import { buildQueries, headingQuestions } from './argo-cd-queries.ts';
 import { writeResultsSection } from './results-file.ts';
+import { HTTP_CONNECTIONS, HTTP_SECONDS, measure, ROUNDS, runAutocannon, type Distribution } from './search-load.ts';
 
 const repositoryRoot = fileURLToPath(new URL('../', import.meta.url));
 const corpus = join(repositoryRoot, '../shared/corpora/argo-cd-docs');
@@ -34,13 +35,8 @@ const PROJECTED_CHUNKS = 1_000_000;
 
 /** The server's default k (TOP_K): the requests send only the query. */
 const TOP_K = 5;
-/** Measured passes over a whole query set, after one unmeasured warm-up pass. */
-const ROUNDS = 5;
-const HTTP_CONNECTIONS = 10;
-const HTTP_SECONDS = 10;
 const POLL_MS = 50;
 const START_TIMEOUT_MS = 300_000;
-const CHILD_FLAG = '--autocannon-child';
 
 interface IngestRun {
   summary: string;
@@ -50,14 +46,6 @@ interface IngestRun {
   wallSeconds: number;
   syncSeconds: number;
   peakRssMiB: number;
-}
-
-interface Distribution {
-  count: number;
-  mean: number;
-  p50: number;
-  p95: number;
-  perSecond: number;
 }
 
 interface ServerRun {
@@ -84,11 +72,6 @@ interface ScaleRun {
 interface QueryLists {
   queries: string[];
   questions: string[];
-}
-
-interface LoadInput {
-  url: string;
-  queries: string[];
 }
 
 async function main(): Promise<void> {
@@ -267,7 +250,7 @@ async function measureServer(dataDir: string, lists: QueryLists): Promise<Server
     ]);
     const queries = await measure(lists.queries, (query) => search(url, query));
     const questions = await measure(lists.questions, (query) => search(url, query));
-    const load = await runLoadChild({ url, queries: lists.queries });
+    const load = await runAutocannon({ url, queries: lists.queries });
     const { rss: rssAfterLoad, peak: peakRss } = await memoryOf(pid);
     child.kill('SIGTERM');
     const { code, signal } = await exitOf(child);
@@ -316,72 +299,6 @@ async function search(url: string, query: string): Promise<void> {
   const response = await postSearch(url, query);
   if (response.status !== 200) throw new Error(`POST /search answered ${response.status}: ${await response.text()}`);
   await response.arrayBuffer();
-}
-
-/** One unmeasured warm-up pass, then ROUNDS measured passes, one query at a time. */
-async function measure(queries: string[], run: (query: string) => Promise<unknown>): Promise<Distribution> {
-  for (const query of queries) await run(query);
-  const latencies: number[] = [];
-  const started = performance.now();
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const query of queries) {
-      const before = performance.now();
-      await run(query);
-      latencies.push(performance.now() - before);
-    }
-  }
-  const elapsed = performance.now() - started;
-  latencies.sort((a, b) => a - b);
-  const percentile = (share: number) => latencies[Math.min(latencies.length - 1, Math.ceil(share * latencies.length) - 1)] ?? Number.NaN;
-  return {
-    count: latencies.length,
-    mean: latencies.reduce((sum, latency) => sum + latency, 0) / latencies.length,
-    p50: percentile(0.5),
-    p95: percentile(0.95),
-    perSecond: latencies.length / (elapsed / 1000),
-  };
-}
-
-/** autocannon in its own process, so that the client's work does not share a core's event loop with this one. */
-function runLoadChild(input: LoadInput): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), CHILD_FLAG], {
-      cwd: repositoryRoot,
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    let stdout = '';
-    child.stdout.on('data', (part: Buffer) => (stdout += part.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`autocannon child exited ${code}`));
-      resolve(JSON.parse(stdout) as autocannon.Result);
-    });
-    child.stdin.end(JSON.stringify(input));
-  });
-}
-
-/** The child: POST /search for HTTP_SECONDS at HTTP_CONNECTIONS connections, no pipelining, cycling through the queries. */
-async function loadChild(): Promise<void> {
-  const { default: run } = await import('autocannon');
-  let input = '';
-  for await (const part of process.stdin) input += String(part);
-  const { url, queries } = JSON.parse(input) as LoadInput;
-  let next = 0;
-  const result = await run({
-    url,
-    connections: HTTP_CONNECTIONS,
-    duration: HTTP_SECONDS,
-    pipelining: 1,
-    requests: [
-      {
-        method: 'POST',
-        path: '/search',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (request) => ({ ...request, body: JSON.stringify({ query: queries[next++ % queries.length] }) }),
-      },
-    ],
-  });
-  process.stdout.write(JSON.stringify(result));
 }
 
 function requestsPerSecond(load: autocannon.Result): number {
@@ -521,7 +438,7 @@ ${projections.join('\n')}
 `;
 }
 
-(process.argv.includes(CHILD_FLAG) ? loadChild() : main()).catch((error: unknown) => {
+main().catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });

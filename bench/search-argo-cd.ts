@@ -8,7 +8,6 @@
  *
  *   pnpm exec tsx bench/search-argo-cd.ts [--write]
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -16,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildQueries, PARAGRAPH_WORDS } from './argo-cd-queries.ts';
 import { writeResultsSection } from './results-file.ts';
+import { HTTP_CONNECTIONS, HTTP_SECONDS, measure, ROUNDS, runAutocannon, type Distribution } from './search-load.ts';
 import type autocannon from 'autocannon';
 import { Answerer, createLogger, encodeQuery, ingest, PassageReader, PUBLIC_ONLY, Retriever, Telemetry } from '../packages/core/src/index.ts';
 import { LanceDbStore } from '../packages/core/src/embedded.ts';
@@ -27,26 +27,6 @@ const corpus = join(repositoryRoot, '../shared/corpora/argo-cd-docs');
 const SECTION = '## Query path: argo-cd docs';
 
 const TOP_K = 5;
-/** Measured passes over the whole query set, after one unmeasured warm-up pass. */
-const ROUNDS = 5;
-const HTTP_CONNECTIONS = 10;
-const HTTP_SECONDS = 10;
-const CHILD_FLAG = '--autocannon-child';
-
-interface Distribution {
-  count: number;
-  mean: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  max: number;
-  perSecond: number;
-}
-
-interface LoadInput {
-  url: string;
-  queries: string[];
-}
 
 async function main(): Promise<void> {
   if (!existsSync(corpus)) {
@@ -102,7 +82,7 @@ async function main(): Promise<void> {
         await response.arrayBuffer();
       });
       const cpuBefore = process.cpuUsage();
-      http = await runLoadChild({ url: baseUrl, queries });
+      http = await runAutocannon({ url: baseUrl, queries });
       const cpu = process.cpuUsage(cpuBefore);
       serverCpuSeconds = (cpu.user + cpu.system) / 1e6;
     } finally {
@@ -137,73 +117,6 @@ async function main(): Promise<void> {
     await telemetry.shutdown();
     await rm(dataDir, { recursive: true, force: true });
   }
-}
-
-/** One unmeasured warm-up pass, then ROUNDS measured passes, one query at a time. */
-async function measure(queries: string[], run: (query: string) => Promise<unknown>): Promise<Distribution> {
-  for (const query of queries) await run(query);
-  const latencies: number[] = [];
-  const started = performance.now();
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const query of queries) {
-      const before = performance.now();
-      await run(query);
-      latencies.push(performance.now() - before);
-    }
-  }
-  const elapsed = performance.now() - started;
-  latencies.sort((a, b) => a - b);
-  const percentile = (share: number) => latencies[Math.min(latencies.length - 1, Math.ceil(share * latencies.length) - 1)] ?? Number.NaN;
-  return {
-    count: latencies.length,
-    mean: latencies.reduce((sum, latency) => sum + latency, 0) / latencies.length,
-    p50: percentile(0.5),
-    p95: percentile(0.95),
-    p99: percentile(0.99),
-    max: latencies.at(-1) ?? Number.NaN,
-    perSecond: latencies.length / (elapsed / 1000),
-  };
-}
-
-/** autocannon in its own process, so that the client's work does not run on the server's event loop. */
-function runLoadChild(input: LoadInput): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), CHILD_FLAG], {
-      cwd: repositoryRoot,
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    let stdout = '';
-    child.stdout.on('data', (part: Buffer) => (stdout += part.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`autocannon child exited ${code}`));
-      resolve(JSON.parse(stdout) as autocannon.Result);
-    });
-    child.stdin.end(JSON.stringify(input));
-  });
-}
-
-/** The child: POST /search for HTTP_SECONDS at HTTP_CONNECTIONS connections, cycling through the queries. */
-async function loadChild(): Promise<void> {
-  const { default: run } = await import('autocannon');
-  let input = '';
-  for await (const part of process.stdin) input += String(part);
-  const { url, queries } = JSON.parse(input) as LoadInput;
-  let next = 0;
-  const result = await run({
-    url,
-    connections: HTTP_CONNECTIONS,
-    duration: HTTP_SECONDS,
-    requests: [
-      {
-        method: 'POST',
-        path: '/search',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (request) => ({ ...request, body: JSON.stringify({ query: queries[next++ % queries.length] }) }),
-      },
-    ],
-  });
-  process.stdout.write(JSON.stringify(result));
 }
 
 function peakRssMiB(): number {
@@ -281,8 +194,7 @@ function reading(figures: Figures, requestsPerSecond: number): string {
   return `Reading: the search itself is cheap. In process a query takes ${ms(inProcess.p50)} ms at the median and ${ms(inProcess.mean)} ms on average (${inProcess.perSecond.toFixed(0)} queries/s on one thread), the same order as the ~0.3 ms per in-memory BM25 query that docs/architecture.md gives for 4.6k chunks (${figures.chunks} here). ${(storeShare * 100).toFixed(0)} % of it (by the mean) is the store's search: the in-memory scoring of the sparse leg plus the LanceDB table-version check that \`LanceDbStore\` makes before every search to notice another process's ingest; encoding the query is ${ms(encoding.mean)} ms. One request at a time over HTTP takes ${ms(sequentialHttp.p50)} ms at the median, ${ms(sequentialHttp.p50 - inProcess.p50)} ms more than the search: Fastify, request validation, the JSON of ${TOP_K} passages of up to 1200 characters, the loopback round trip and the client, which runs in the same process. Under load the server spends ${ms(cpuPerRequest)} ms of CPU per request (all its threads, LanceDB's included), ${(cpuPerRequest / inProcess.mean).toFixed(1)}× the search's mean, so ${searchIsMost ? 'the search is most of the work that bounds throughput and the rest of the 1-connection latency is round-trip time rather than server work' : 'the HTTP service around the search, not the search, is most of the work that bounds throughput'}. Under ${HTTP_CONNECTIONS} connections the server answers ${requestsPerSecond.toFixed(0)} requests/s (${(requestsPerSecond / sequentialHttp.perSecond).toFixed(1)}× the 1-connection rate) and latency is mostly queueing: ${HTTP_CONNECTIONS} requests in flight at ${requestsPerSecond.toFixed(0)}/s give ${ms(littlesLaw)} ms by Little's law, against a measured mean of ${http.latency.mean.toFixed(2)} ms. An embedder or a reranker would add its model call to each query and outweigh all of this.`;
 }
 
-
-(process.argv.includes(CHILD_FLAG) ? loadChild() : main()).catch((error: unknown) => {
+main().catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });

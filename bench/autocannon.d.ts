@@ -1,5 +1,5 @@
 /**
- * The part of autocannon's programmatic API that bench/search-argo-cd.ts uses (the package ships
+ * The part of autocannon's programmatic API that bench/search-load.ts uses (the package ships
  * no types; https://github.com/mcollina/autocannon#api).
  */
 declare module 'autocannon' {

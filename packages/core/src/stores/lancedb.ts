@@ -272,27 +272,35 @@ export class LanceDbStore implements VectorStore {
   }
 
   /**
-   * The view of the table's current version: the one held, or one load shared by concurrent queries.
-   * While a newer version loads, the old view stays held (and counts for readiness) but is not served.
+   * A view of at least the table's current version: the one held, or one load shared by concurrent queries.
+   * One load at a time: a query that finds an older version loading waits for it, then checks again, so a
+   * server beside a running ingest does not pile up table scans. While a newer version loads, the old view
+   * stays held (and counts for readiness) but is not served.
    */
   private async searchView(): Promise<LanceDbSearchView> {
     const table = this.requireTable();
     const version = await table.version();
-    if (this.view?.version === version) return this.view;
-    if (this.loading?.version !== version) {
-      const loading = { version, view: this.loadView(table, version) };
-      this.loading = loading;
-      loading.view.then(
-        (view) => {
-          if (this.loading === loading) this.loading = undefined;
-          if (this.table === table && (this.view === undefined || this.view.version < view.version)) this.view = view;
-        },
-        () => {
-          if (this.loading === loading) this.loading = undefined;
-        },
-      );
+    for (;;) {
+      if (this.view && this.view.version >= version) return this.view;
+      const loading = this.loading ?? this.startLoading(table, version);
+      if (loading.version >= version) return loading.view;
+      await loading.view.catch(() => undefined);
     }
-    return this.loading.view;
+  }
+
+  private startLoading(table: Table, version: number): { version: number; view: Promise<LanceDbSearchView> } {
+    const loading = { version, view: this.loadView(table, version) };
+    this.loading = loading;
+    loading.view.then(
+      (view) => {
+        if (this.loading === loading) this.loading = undefined;
+        if (this.table === table && (this.view === undefined || this.view.version < view.version)) this.view = view;
+      },
+      () => {
+        if (this.loading === loading) this.loading = undefined;
+      },
+    );
+    return loading;
   }
 
   private assertSameModel(recorded: RecordedModel, lock: EmbeddingModelLock | null): void {

@@ -7,11 +7,12 @@ import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { chunkId } from '../../src/chunking/chunk-id.ts';
 import type { IndexedChunk } from '../../src/domain.ts';
 import { encodeDocument, encodeQuery } from '../../src/sparse/bm25-encoder.ts';
 import { LanceDbStore } from '../../src/stores/lancedb.ts';
+import { LanceDbSearchView } from '../../src/stores/lancedb-search-view.ts';
 
 let dataDir: string;
 const stores: LanceDbStore[] = [];
@@ -21,6 +22,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const store of stores.splice(0)) await store.close();
   await rm(dataDir, { recursive: true, force: true });
 });
@@ -121,5 +123,24 @@ describe('a saved search view', () => {
     expect(await writer.saveSearchView()).toBeDefined();
     const hits = await (await openStore()).search({ sparse: encodeQuery('lunch'), limit: 3, prefetchLimit: 10, visibleGroups: [] });
     expect(hits).toEqual([]);
+  });
+});
+
+describe('loading the search view without a saved one', () => {
+  it('scans the table once for concurrent queries, and once more after another handle writes', async () => {
+    const writer = await openStore();
+    await writer.upsert(CHUNKS);
+    const reader = await openStore();
+    const scans = vi.spyOn(LanceDbSearchView, 'scan');
+    const query = { sparse: encodeQuery('lunch'), limit: 1, prefetchLimit: 10, visibleGroups: [] };
+
+    const first = await Promise.all(Array.from({ length: 5 }, () => reader.search(query)));
+    expect(scans).toHaveBeenCalledTimes(1);
+    expect(first.map(([hit]) => hit?.source)).toEqual(Array(5).fill('notes.md'));
+
+    await writer.upsert([chunk('more.md', 0, 'Lunch is at noon on Fridays')]);
+    const second = await Promise.all(Array.from({ length: 5 }, () => reader.search({ ...query, limit: 2 })));
+    expect(scans).toHaveBeenCalledTimes(2);
+    expect(second.every((hits) => hits.some((hit) => hit.source === 'more.md'))).toBe(true);
   });
 });

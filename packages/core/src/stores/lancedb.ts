@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect, type Connection, type Table } from '@lancedb/lancedb';
 import type { FixedSizeList } from 'apache-arrow';
@@ -314,6 +315,9 @@ export class LanceDbStore implements VectorStore {
   }
 
   private async createCollection(connection: Connection, lock: EmbeddingModelLock | null, context: ContextLock | undefined): Promise<void> {
+    // A view saved for an earlier table of this name (its folder deleted by hand) could carry a version number
+    // the new table reaches too, and would then be served: it goes with the table it was saved for.
+    await rm(this.viewFile, { force: true });
     this.table = await connection.createEmptyTable(this.options.collection, chunkTableSchema(lock?.dimension ?? null));
     await writeRecordedModel(this.modelFile, lock, context);
     this.recorded = { model: lock?.model ?? null, dimension: lock?.dimension ?? null, context };

@@ -112,6 +112,20 @@ describe('a saved search view', () => {
     expect(await answers(await openStore())).toEqual(expected);
   });
 
+  it('goes with its table: a table made again under the same name never serves the old view, same version or not', async () => {
+    const first = await openStore();
+    await first.upsert(CHUNKS);
+    await first.saveSearchView();
+    await first.close();
+    await rm(join(dataDir, 'lancedb', 'docs.lance'), { recursive: true });
+    const again = await openStore();
+    // Created, then one upsert: the same table version the first table had when its view was saved.
+    await again.upsert([chunk('other.md', 0, 'A lunch menu for the new table')]);
+    await again.saveSearchView();
+    const hits = await (await openStore()).search({ sparse: encodeQuery('lunch'), limit: 3, prefetchLimit: 10, visibleGroups: [] });
+    expect(hits.map((hit) => hit.source)).toEqual(['other.md']);
+  });
+
   it('is saved again only when the table changed', async () => {
     const writer = await openStore();
     await writer.upsert(CHUNKS);

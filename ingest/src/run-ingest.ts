@@ -75,13 +75,20 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
     // A stopped run has little time left: the next run compacts.
     if (!summary.interrupted && summary.upserts + summary.deletes > 0 && store.compact) logger.info({ compaction: await store.compact() }, 'storage compacted');
     // After compaction, which makes a new table version; a run that wrote nothing saves only a missing or stale view.
-    if (!summary.interrupted && !options.dryRun && store.saveSearchView) {
-      const saved = await store.saveSearchView();
-      if (saved) logger.info({ searchView: saved }, 'search view saved');
-    }
+    if (!summary.interrupted && !options.dryRun && store.saveSearchView) await saveSearchView(store.saveSearchView.bind(store), logger);
     return summary;
   } finally {
     progress?.stop();
     await store.close();
+  }
+}
+
+/** The index is complete without it: a view that cannot be saved (a full disk) is a warning, and servers scan the table instead. */
+async function saveSearchView(save: () => Promise<string | undefined>, logger: Logger): Promise<void> {
+  try {
+    const saved = await save();
+    if (saved) logger.info({ searchView: saved }, 'search view saved');
+  } catch (error) {
+    logger.warn({ reason: (error as Error).message }, 'search view not saved: servers will build it from the table, which is slower to start');
   }
 }

@@ -72,6 +72,19 @@ describe('pnpm ingest', () => {
     expect((await stat(searchViewFile())).mtimeMs, 'a run that changed nothing leaves the saved view as it was').toBe(savedAt);
   });
 
+  it('finishes its sync with exit 0 when the search view cannot be saved, and says servers will scan instead', async () => {
+    expect((await ingestCli([corpus.folder])).code).toBe(0);
+    await rm(searchViewFile());
+    await mkdir(searchViewFile()); // nothing can be renamed over a folder
+    await writeFile(join(corpus.folder, 'guide.md'), guide(3, 'edited'));
+
+    const rerun = await ingestCli([corpus.folder]);
+
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.lastLine).toMatch(/^done: 6 files, [1-9]\d* chunks, [1-9]\d* upserts, \d+ deletes, 5 skipped, 0 errors$/);
+    expect(rerun.stderr).toContain('search view not saved: servers will build it from the table');
+  });
+
   it('lists each document with its chunk count in a dry run and writes nothing', async () => {
     const dryRun = await ingestCli([corpus.folder, '--dry-run']);
 

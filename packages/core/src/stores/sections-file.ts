@@ -34,16 +34,27 @@ export async function writeSectionsFile(path: string, meta: unknown, sections: S
   lead.write(MAGIC, 0, 'latin1');
   lead.writeUInt32LE(header.length, MAGIC.length);
   const temporary = `${path}.${randomUUID()}.tmp`;
-  const file = await open(temporary, 'w');
+  try {
+    await writeArrays(temporary, [lead, header], Object.values(sections));
+    await rename(temporary, path);
+  } catch (error) {
+    // A full disk or a failed rename leaves no temporary file behind.
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** The lead bytes, then each array's bytes at an 8-byte-aligned offset, synced to disk. */
+async function writeArrays(path: string, lead: Uint8Array[], arrays: Section[]): Promise<void> {
+  const file = await open(path, 'w');
   try {
     let offset = 0;
     const write = async (bytes: Uint8Array) => {
       await file.write(bytes, 0, bytes.length, offset);
       offset += bytes.length;
     };
-    await write(lead);
-    await write(header);
-    for (const array of Object.values(sections)) {
+    for (const bytes of lead) await write(bytes);
+    for (const array of arrays) {
       await write(new Uint8Array(padding(offset)));
       await write(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
     }
@@ -51,10 +62,6 @@ export async function writeSectionsFile(path: string, meta: unknown, sections: S
   } finally {
     await file.close();
   }
-  await rename(temporary, path).catch(async (error: unknown) => {
-    await rm(temporary, { force: true });
-    throw error;
-  });
 }
 
 /** The file's meta and arrays (views into one buffer), or undefined when it is missing, cut short or not one. */

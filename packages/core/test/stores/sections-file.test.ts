@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -45,6 +45,12 @@ describe('sections file', () => {
     const read = await readSectionsFile(path);
     expect(read?.meta).toEqual({ version: 2 });
     expect(Object.keys(read!.sections)).toEqual(['only']);
+  });
+
+  it('fails without leaving its temporary file when the file cannot be put in place', async () => {
+    await mkdir(path);
+    await expect(writeSectionsFile(path, { version: 1 }, sections)).rejects.toThrow();
+    expect(await readdir(folder)).toEqual(['view']);
   });
 
   it('reads a missing, cut short or foreign file as nothing, never as wrong arrays', async () => {

@@ -42,8 +42,10 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
   const contexts = await createChunkContexts(config, logger);
   const store = await createStore(config);
   let progress: Progress | undefined;
+  let endWriting: (() => Promise<void>) | undefined;
   try {
     await store.open(embedder ? await embedder.describe() : null, { create: !options.dryRun, context: contexts?.lock ?? NO_CONTEXT });
+    if (!options.dryRun) endWriting = await store.markWriting?.();
     const started = performance.now();
     logger.info({ source: source.description, store: store.name, collection: config.collection, dryRun: options.dryRun }, 'ingest started');
     progress = startProgress(logger, options.progressStream);
@@ -79,6 +81,7 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
     return summary;
   } finally {
     progress?.stop();
+    await endWriting?.();
     await store.close();
   }
 }

@@ -63,6 +63,7 @@ describe('pnpm ingest', () => {
     expect(first.stderr).toContain('failed: broken.pdf: The document could not be converted to text. (not a readable PDF');
     // What the server loads at start instead of scanning the table.
     const savedAt = (await stat(searchViewFile())).mtimeMs;
+    expect(existsSync(join(dataDir, 'lancedb', 'docs-v2.writing')), 'the writing mark goes when the run ends').toBe(false);
 
     await rm(join(corpus.folder, 'broken.pdf'));
     const rerun = await ingestCli([corpus.folder]);

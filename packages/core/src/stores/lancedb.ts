@@ -11,6 +11,7 @@ import { columnOf, StringListColumn } from './arrow-columns.ts';
 import { assertSameContext, UNRECORDED_NON_EMPTY } from './context-lock.ts';
 import { chunkTableSchema, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, GROUPS_COLUMN, GROUPS_COLUMN_SQL, toChunkRow } from './lancedb-schema.ts';
 import { LanceDbSearchView } from './lancedb-search-view.ts';
+import { isWriting, markWriting } from './writer-mark.ts';
 import { describeRecorded, readRecordedModel, writeRecordedModel, type RecordedModel } from './model-lock-file.ts';
 import { addChunkToDocuments } from './indexed-documents.ts';
 import type { HybridQuery, OpenOptions, VectorStore } from './vector-store.ts';
@@ -47,6 +48,11 @@ export class LanceDbStore implements VectorStore {
 
   private get modelFile(): string {
     return join(this.options.dataDir, 'lancedb', `${this.options.collection}.model.json`);
+  }
+
+  /** Present while an ingest run writes (see writer-mark.ts). */
+  private get writingFile(): string {
+    return join(this.options.dataDir, 'lancedb', `${this.options.collection}.writing`);
   }
 
   /** The search view an ingest run saves for the servers (see LanceDbSearchView). */
@@ -160,6 +166,10 @@ export class LanceDbStore implements VectorStore {
     const view = this.view?.version === version ? this.view : await LanceDbSearchView.scan(table, version, this.hasGroupsColumn);
     await view.saveTo(this.viewFile);
     return `search view saved for table version ${version}`;
+  }
+
+  async markWriting(): Promise<() => Promise<void>> {
+    return markWriting(this.writingFile);
   }
 
   /** Loads the search view now, so that the first query does not wait for it (the server calls it after open). */
@@ -283,6 +293,8 @@ export class LanceDbStore implements VectorStore {
     const version = await table.version();
     for (;;) {
       if (this.view && this.view.version >= version) return this.view;
+      // Mid-sync versions are not worth a reload each: the held view answers until the sync ends and saves its own.
+      if (this.view && !this.loading && (await isWriting(this.writingFile))) return this.view;
       const loading = this.loading ?? this.startLoading(table, version);
       if (loading.version >= version) return loading.view;
       await loading.view.catch(() => undefined);

@@ -62,6 +62,11 @@ export interface VectorStore {
    * unless what is saved is already current; returns a line for the log, or undefined when nothing was saved.
    */
   saveSearchView?(): Promise<string | undefined>;
+  /**
+   * Tells other processes reading the same embedded index that a sync is writing, until the returned function
+   * is called: they keep answering from the view they hold rather than reloading at every intermediate version.
+   */
+  markWriting?(): Promise<() => Promise<void>>;
   /** Throws a RagError naming the problem when the store cannot serve queries. */
   checkReady(signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;

@@ -1,3 +1,4 @@
+import { BestMatches } from './best-matches.ts';
 import type { PostingList } from './posting-list.ts';
 
 /** A query index that some live document holds, as SparseIndex.search walks it. */
@@ -33,24 +34,16 @@ export function seedThreshold(
   return lowest;
 }
 
-/** The `limit` eligible slots where `term` contributes most (a small sorted buffer; eligibility checked last, on fewer slots). */
+/** The `limit` eligible slots where `term` contributes most (eligibility checked only for those that would enter). */
 function strongestSlots(term: QueryTerm, limit: number, isEligible: (slot: number) => boolean): number[] {
   const { list, weight } = term;
-  const kept: Array<{ slot: number; contribution: number }> = [];
+  const best = new BestMatches(limit);
   for (let i = 0; i < list.length; i++) {
     const contribution = weight * list.weights[i]!;
-    if (kept.length === limit && contribution <= kept[limit - 1]!.contribution) continue;
-    const slot = list.slots[i]!;
-    if (!isEligible(slot)) continue;
-    let at = kept.length === limit ? limit - 1 : kept.length;
-    while (at > 0 && kept[at - 1]!.contribution < contribution) {
-      kept[at] = kept[at - 1]!;
-      at--;
-    }
-    kept[at] = { slot, contribution };
-    if (kept.length > limit) kept.length = limit;
+    if (contribution < best.threshold || !isEligible(list.slots[i]!)) continue;
+    best.offer(String(list.slots[i]), contribution);
   }
-  return kept.map(({ slot }) => slot);
+  return best.sorted().map(({ id }) => Number(id));
 }
 
 /** The slot's score, summed in query order as the search sums it, so both give the same double. */

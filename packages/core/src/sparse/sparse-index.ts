@@ -1,8 +1,8 @@
 import type { SparseVector } from '../domain.ts';
 import { BestMatches, type SparseMatch } from './best-matches.ts';
+import { RaggedArray } from '../ragged-array.ts';
 import { PostingList } from './posting-list.ts';
 import { seedThreshold, type QueryTerm } from './seed-threshold.ts';
-import { RaggedArray } from '../ragged-array.ts';
 
 export type { SparseMatch } from './best-matches.ts';
 
@@ -43,7 +43,6 @@ const MIN_GARBAGE_TO_COMPACT = 1024;
  * is pruned only when its bound misses the threshold by more than this share of the summed magnitudes.
  */
 const BOUND_SLACK = 1e-9;
-
 
 /**
  * In-memory sparse index scoring exactly as Qdrant does for a sparse vector with `modifier: "idf"`:

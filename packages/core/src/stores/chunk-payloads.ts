@@ -112,7 +112,7 @@ export class ChunkPayloads {
 
   /** True while no chunk has ever been given groups: searches then need no visibility test at all. */
   get everyChunkPublic(): boolean {
-    return this.groupLists.all().every((groups) => groups.length === 0);
+    return this.groupLists.every((groups) => groups.length === 0);
   }
 
   /** The chunk's groups without decoding anything: what the visibility test of every scored chunk needs. */
@@ -126,7 +126,8 @@ export class ChunkPayloads {
   }
 
   idsOfSource(source: string): string[] {
-    const wanted = this.sources.numberOf(source);
+    const wanted = this.sources.find(source);
+    if (wanted === undefined) return [];
     return [...this.rowOf].filter(([, row]) => this.sourceOfRow[row] === wanted).map(([id]) => id);
   }
 
@@ -165,6 +166,15 @@ class Interned<T> {
 
   value(number: number): T {
     return this.values[number]!;
+  }
+
+  /** The value's number if it is stored; nothing is added. */
+  find(value: T): number | undefined {
+    return this.numbers.get(this.keyOf(value));
+  }
+
+  every(predicate: (value: T) => boolean): boolean {
+    return this.values.every(predicate);
   }
 
   /** Every value, by number. */

@@ -10,11 +10,11 @@ import { reciprocalRankFusion } from '../fusion/rrf.ts';
 import { columnOf, StringListColumn } from './arrow-columns.ts';
 import { assertSameContext, UNRECORDED_NON_EMPTY } from './context-lock.ts';
 import { chunkTableSchema, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, GROUPS_COLUMN, GROUPS_COLUMN_SQL, toChunkRow } from './lancedb-schema.ts';
-import { LanceDbSearchView } from './lancedb-search-view.ts';
-import { isWriting, markWriting } from './writer-mark.ts';
-import { describeRecorded, readRecordedModel, writeRecordedModel, type RecordedModel } from './model-lock-file.ts';
 import { addChunkToDocuments } from './indexed-documents.ts';
+import { LanceDbSearchView } from './lancedb-search-view.ts';
+import { describeRecorded, readRecordedModel, writeRecordedModel, type RecordedModel } from './model-lock-file.ts';
 import type { HybridQuery, OpenOptions, VectorStore } from './vector-store.ts';
+import { isWriting, markWriting } from './writer-mark.ts';
 
 /** The columns of a chunk that say which document version it belongs to: all an ingest run reads. */
 const VERSION_COLUMNS = ['id', 'source', 'chunk_index', 'content_hash', 'source_version'];

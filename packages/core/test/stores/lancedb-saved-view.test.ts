@@ -58,6 +58,19 @@ const CHUNKS = [
   chunk('notes.md', 3, 'An unrelated note about lunch', [], ''),
 ];
 
+/** A store holding CHUNKS with its view saved, as an ingest run leaves them. */
+async function writerWithSavedView(): Promise<LanceDbStore> {
+  const writer = await openStore();
+  await writer.upsert(CHUNKS);
+  await writer.saveSearchView();
+  return writer;
+}
+
+/** A public sparse query. */
+function lookup(text: string, limit: number) {
+  return { sparse: encodeQuery(text), limit, prefetchLimit: 10, visibleGroups: [] };
+}
+
 /** Every query in every caller's eyes, with scores, texts and headings: what a view must reproduce. */
 async function answers(store: LanceDbStore): Promise<unknown[]> {
   const results: unknown[] = [];
@@ -83,30 +96,24 @@ describe('a saved search view', () => {
   });
 
   it('is what a reader loads: a change made to the file alone shows in the hits', async () => {
-    const writer = await openStore();
-    await writer.upsert(CHUNKS);
-    await writer.saveSearchView();
+    await writerWithSavedView();
     const bytes = await readFile(viewFile());
     const at = bytes.indexOf('An unrelated note about lunch');
     bytes.write('An UNRELATED note about lunch', at, 'utf8');
     await writeFile(viewFile(), bytes);
-    const [hit] = await (await openStore()).search({ sparse: encodeQuery('lunch'), limit: 1, prefetchLimit: 10, visibleGroups: [] });
+    const [hit] = await (await openStore()).search(lookup('lunch', 1));
     expect(hit?.text).toBe('An UNRELATED note about lunch');
   });
 
   it('is not used once the table has moved on: a write after the save is seen', async () => {
-    const writer = await openStore();
-    await writer.upsert(CHUNKS);
-    await writer.saveSearchView();
+    const writer = await writerWithSavedView();
     await writer.upsert([chunk('new.md', 0, 'Blue green deployments with Argo Rollouts')]);
-    const [hit] = await (await openStore()).search({ sparse: encodeQuery('blue green rollouts'), limit: 1, prefetchLimit: 10, visibleGroups: [] });
+    const [hit] = await (await openStore()).search(lookup('blue green rollouts', 1));
     expect(hit?.source).toBe('new.md');
   });
 
   it('is ignored when it is not a readable view: the reader scans the table', async () => {
-    const writer = await openStore();
-    await writer.upsert(CHUNKS);
-    await writer.saveSearchView();
+    const writer = await writerWithSavedView();
     const expected = await answers(writer);
     await writeFile(viewFile(), 'RAGSECT1 but then garbage');
     expect(await answers(await openStore())).toEqual(expected);
@@ -122,20 +129,18 @@ describe('a saved search view', () => {
     // Created, then one upsert: the same table version the first table had when its view was saved.
     await again.upsert([chunk('other.md', 0, 'A lunch menu for the new table')]);
     await again.saveSearchView();
-    const hits = await (await openStore()).search({ sparse: encodeQuery('lunch'), limit: 3, prefetchLimit: 10, visibleGroups: [] });
+    const hits = await (await openStore()).search(lookup('lunch', 3));
     expect(hits.map((hit) => hit.source)).toEqual(['other.md']);
   });
 
   it('is saved again only when the table changed', async () => {
-    const writer = await openStore();
-    await writer.upsert(CHUNKS);
-    await writer.saveSearchView();
+    const writer = await writerWithSavedView();
     const before = (await stat(viewFile())).mtimeMs;
     expect(await writer.saveSearchView()).toBeUndefined();
     expect((await stat(viewFile())).mtimeMs).toBe(before);
     await writer.deleteBySource('notes.md');
     expect(await writer.saveSearchView()).toBeDefined();
-    const hits = await (await openStore()).search({ sparse: encodeQuery('lunch'), limit: 3, prefetchLimit: 10, visibleGroups: [] });
+    const hits = await (await openStore()).search(lookup('lunch', 3));
     expect(hits).toEqual([]);
   });
 });
@@ -146,7 +151,7 @@ describe('loading the search view without a saved one', () => {
     await writer.upsert(CHUNKS);
     const reader = await openStore();
     const scans = vi.spyOn(LanceDbSearchView, 'scan');
-    const query = { sparse: encodeQuery('lunch'), limit: 1, prefetchLimit: 10, visibleGroups: [] };
+    const query = lookup('lunch', 1);
 
     const first = await Promise.all(Array.from({ length: 5 }, () => reader.search(query)));
     expect(scans).toHaveBeenCalledTimes(1);
@@ -160,7 +165,7 @@ describe('loading the search view without a saved one', () => {
 });
 
 describe('a reader beside a sync that marks itself as writing', () => {
-  const lunch = { sparse: encodeQuery('lunch'), limit: 3, prefetchLimit: 10, visibleGroups: [] };
+  const lunch = lookup('lunch', 3);
 
   it('answers from the view it holds while the sync writes, then loads the view the sync saved', async () => {
     const writer = await openStore();

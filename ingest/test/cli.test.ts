@@ -98,6 +98,11 @@ describe('pnpm ingest', () => {
 
     const realRun = await ingestCli([corpus.folder]);
     expect(realRun.lastLine).toMatch(/^done: 6 files, (\d+) chunks, \1 upserts, 0 deletes, 1 skipped, 0 errors$/);
+
+    // Over an existing index too, a dry run writes nothing: not even the search view it finds missing.
+    await rm(searchViewFile());
+    expect((await ingestCli([corpus.folder, '--dry-run'])).code).toBe(0);
+    expect(existsSync(searchViewFile())).toBe(false);
   });
 
   it('ingests gs://bucket/prefix, and GCS_BUCKET + GCS_PREFIX when no source is given', async () => {

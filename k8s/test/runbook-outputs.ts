@@ -1,0 +1,50 @@
+/**
+ * The outputs the runbook (k8s/rag/README.md) tells an operator to expect, computed from the repository
+ * instead of typed by hand: `pnpm docs:runbook` writes them between `<!-- expected:NAME -->` markers,
+ * and runbook-outputs.test.ts fails when the committed runbook is stale.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chunkMarkdown } from '@rag/core';
+import { baseDir, readKustomization } from './render.ts';
+
+export const runbookPath = new URL('../rag/README.md', import.meta.url).pathname;
+const docsDir = new URL('../../docs/', import.meta.url).pathname;
+
+/** The bucket of the runbook's example (step 0: BUCKET=$PROJECT_ID-rag-docs with PROJECT_ID=my-gcp-project). */
+const exampleBucket = 'my-gcp-project-rag-docs';
+
+/**
+ * `kubectl apply -k` (step 7) prints one `… created` line per object, resources and generated ConfigMaps,
+ * except the Namespace, which step 5 created (`namespace/rag unchanged`).
+ */
+export function createdObjectCount(): number {
+  const base = readKustomization(baseDir);
+  return base.objects.filter((object) => object.kind !== 'Namespace').length + base.configMaps.size;
+}
+
+/** What step 3 uploads (docs/*.md under the prefix docs/) as step 8's first ingestion chunks it. */
+export function firstIngestLine(): string {
+  const files = readdirSync(docsDir).filter((name) => name.endsWith('.md'));
+  const chunks = files.reduce((total, name) => {
+    const markdown = readFileSync(join(docsDir, name), 'utf8');
+    return total + chunkMarkdown(markdown, `gs://${exampleBucket}/docs/${name}`, { chunkSize: 1200, chunkOverlap: 200 }).length;
+  }, 0);
+  return `done: ${files.length} files, ${chunks} chunks, ${chunks} upserts, 0 deletes, 0 skipped, 0 errors`;
+}
+
+export function expectedOutputs(): Record<string, string> {
+  return {
+    created: `${createdObjectCount()} \`… created\` lines`,
+    'first-ingest': `\`${firstIngestLine()}\``,
+  };
+}
+
+/** The runbook with each marked span replaced by its computed value. */
+export function withExpectedOutputs(runbook: string, outputs = expectedOutputs()): string {
+  return runbook.replace(/<!-- expected:([a-z-]+) -->[\s\S]*?<!-- \/expected -->/g, (span, name: string) => {
+    const value = outputs[name];
+    if (value === undefined) throw new Error(`the runbook marks an unknown expected output "${name}"`);
+    return `<!-- expected:${name} -->${value}<!-- /expected -->`;
+  });
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RagError } from './errors.ts';
+import { EQUAL_WEIGHTS, parseFusionWeights, QDRANT_RRF_K, type RrfParameters } from './fusion/rrf.ts';
 
 /**
  * The single place an environment variable is read. Names follow the seed's Kubernetes
@@ -46,6 +47,18 @@ export const configSchema = z
     RERANK_TIMEOUT_MS: integer(1, 600_000).default(120_000),
     /** With the reranker down or timing out: `fused` answers from the fused ranking, `fail` answers 503. */
     RERANK_FALLBACK: z.enum(['fused', 'fail']).default('fused'),
+    /** RRF's constant (Qdrant's default 2; another one needs Qdrant ≥ 1.16). */
+    RRF_K: integer(1, 1000).default(QDRANT_RRF_K),
+    /** `dense:<w>,sparse:<w>`: how much each leg counts in RRF (weights other than 1 need Qdrant ≥ 1.17); see eval/reports/ladder.md. */
+    FUSION_WEIGHTS: z
+      .string()
+      .optional()
+      .transform((text, context) => {
+        if (text === undefined || text.trim() === '') return EQUAL_WEIGHTS;
+        const parsed = parseFusionWeights(text);
+        if (typeof parsed === 'string') context.addIssue({ code: z.ZodIssueCode.custom, message: parsed });
+        return typeof parsed === 'string' ? EQUAL_WEIGHTS : parsed;
+      }),
     GATEWAY_URL: optionalUrl,
     GATEWAY_API_KEY: optionalText,
     GATEWAY_MODEL: z.string().min(1).default('qwen3-4b-cpu'),
@@ -93,6 +106,11 @@ export interface Config extends RawConfig {
 }
 
 export const DEFAULT_COLLECTION = 'docs-v2';
+
+/** How hybrid searches fuse their legs, from RRF_K and FUSION_WEIGHTS. */
+export function fusionOf(config: Pick<Config, 'RRF_K' | 'FUSION_WEIGHTS'>): RrfParameters {
+  return { k: config.RRF_K, weights: config.FUSION_WEIGHTS };
+}
 
 /**
  * Parses the environment; a bad value throws RAG_CONFIG_INVALID naming the variable and the expected form.

@@ -5,6 +5,7 @@ import {
   createEmbedder,
   createReranker,
   createStore,
+  fusionOf,
   isRagError,
   PassageReader,
   Retriever,
@@ -32,7 +33,7 @@ async function main(config: Config, logger: Logger): Promise<void> {
   const chatModel = createChatModel(config);
   const storeGate = new StoreGate(store, embedder);
   const opened = await openAtStartup(storeGate, logger);
-  const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, rerankFallback: config.RERANK_FALLBACK, telemetry, logger });
+  const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, rerankFallback: config.RERANK_FALLBACK, telemetry, logger, fusion: fusionOf(config) });
   const answerer = new Answerer({ retriever, chatModel, minScore: config.RAG_MIN_SCORE, telemetry });
   const checks = readinessChecks({ gate: storeGate, store, embedder, reranker, chatModel });
   const shutdown = new GracefulShutdown({

@@ -1,5 +1,6 @@
 import type { SearchHit } from '../domain.ts';
 import type { Embedder } from '../embedders/embedder.ts';
+import type { RrfParameters } from '../fusion/rrf.ts';
 import type { Reranker } from '../rerankers/reranker.ts';
 import { encodeQuery } from '../sparse/bm25-encoder.ts';
 import type { VectorStore } from '../stores/vector-store.ts';
@@ -22,6 +23,8 @@ export interface RetrieverOptions {
   rerankProbeIntervalMs?: number | undefined;
   /** Where a reranker outage is reported: one warning when it starts, one info line when it ends. */
   logger?: OutageLog | undefined;
+  /** How the store fuses the dense and sparse legs (RRF_K, FUSION_WEIGHTS); absent: plain RRF. */
+  fusion?: RrfParameters | undefined;
 }
 
 /** The passages of one query, and whether their order is the reranker's. */
@@ -63,11 +66,11 @@ export class Retriever {
    * come back whenever that many match.
    */
   async retrieve(query: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal): Promise<Retrieval> {
-    const { store, reranker, rerankCandidates, telemetry } = this.options;
+    const { store, reranker, rerankCandidates, telemetry, fusion } = this.options;
     const [dense, sparse] = await Promise.all([this.embedQuery(query, signal), this.encodeSparse(query)]);
     const limit = reranker ? Math.max(rerankCandidates, k) : k;
     const candidates = await timed(
-      () => store.search({ dense, sparse, limit, prefetchLimit: Math.max(limit, MIN_PREFETCH), visibleGroups }, signal),
+      () => store.search({ dense, sparse, limit, prefetchLimit: Math.max(limit, MIN_PREFETCH), visibleGroups, fusion }, signal),
       (seconds) => telemetry.recordStage('search', seconds),
     );
     const reranked = reranker && candidates.length > k ? await this.rerankOrFallBack(query, candidates, signal) : undefined;

@@ -6,7 +6,7 @@ import { normalizeGroups } from '../access/groups.ts';
 import type { Chunk, ContextLock, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit } from '../domain.ts';
 import { RagError } from '../errors.ts';
 import { untilAborted } from '../until-aborted.ts';
-import { reciprocalRankFusion } from '../fusion/rrf.ts';
+import { fuseHybrid } from '../fusion/rrf.ts';
 import { columnOf, StringListColumn } from './arrow-columns.ts';
 import { assertSameContext, UNRECORDED_NON_EMPTY } from './context-lock.ts';
 import { chunkTableSchema, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, GROUPS_COLUMN, GROUPS_COLUMN_SQL, toChunkRow } from './lancedb-schema.ts';
@@ -139,7 +139,7 @@ export class LanceDbStore implements VectorStore {
       return sparseRanking.slice(0, query.limit).map(({ id, score }) => view.toHit(id, score));
     }
     const denseIds = await this.denseSearch(query.dense, candidates, query.visibleGroups);
-    const fused = reciprocalRankFusion([denseIds, sparseRanking.map(({ id }) => id)]);
+    const fused = fuseHybrid(denseIds, sparseRanking.map(({ id }) => id), query.fusion);
     return fused.slice(0, query.limit).map(({ id, score }) => view.toHit(id, score));
   }
 

@@ -18,6 +18,7 @@ import { QdrantClient, QdrantClientResourceExhaustedError, QdrantClientTimeoutEr
 import { isVisibleTo, normalizeGroups } from '../access/groups.ts';
 import type { Chunk, ContextLock, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit, SparseVector } from '../domain.ts';
 import { RagError } from '../errors.ts';
+import { isPlainRrf, QDRANT_RRF_K, type RrfParameters } from '../fusion/rrf.ts';
 import {
   classifyFailure,
   describeEndpoint,
@@ -355,9 +356,23 @@ function searchRequest(query: HybridQuery) {
       { query: query.dense, using: DENSE, filter, limit: candidates },
       ...(sparse ? [{ query: sparse, using: SPARSE, filter, limit: candidates }] : []),
     ];
-    return { prefetch, query: { fusion: 'rrf' as const }, filter, limit: query.limit, with_payload: true };
+    return { prefetch, query: fusionQuery(query.fusion, sparse !== undefined), filter, limit: query.limit, with_payload: true };
   }
   return sparse ? { query: sparse, using: SPARSE, filter, limit: query.limit, with_payload: true } : undefined;
+}
+
+/**
+ * Plain RRF stays `{fusion: "rrf"}`, which every Qdrant since 1.10 takes; a k other than 2 is sent as
+ * `{rrf: {k}}` (≥ 1.16) and weights other than 1 as `{rrf: {weights}}` (≥ 1.17), one per prefetch, in
+ * prefetch order (the sparse one is left out with its prefetch when the query has no terms).
+ * https://api.qdrant.tech/api-reference/search/query-points (RrfQuery, Rrf: k, weights)
+ */
+function fusionQuery(fusion: RrfParameters | undefined, withSparse: boolean) {
+  if (!fusion || isPlainRrf(fusion)) return { fusion: 'rrf' as const };
+  const weights = withSparse ? [fusion.weights.dense, fusion.weights.sparse] : [fusion.weights.dense];
+  const weighted = weights.some((weight) => weight !== 1);
+  if (fusion.k === QDRANT_RRF_K && !weighted) return { fusion: 'rrf' as const };
+  return { rrf: { ...(fusion.k === QDRANT_RRF_K ? {} : { k: fusion.k }), ...(weighted ? { weights } : {}) } };
 }
 
 function toSearchHit(point: ScoredPoint): SearchHit {

@@ -1,4 +1,5 @@
 import type { Chunk, ContextLock, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit, SparseVector } from '../domain.ts';
+import type { RrfParameters } from '../fusion/rrf.ts';
 
 export interface HybridQuery {
   /** Absent when no embedder is configured: the search is then sparse only. */
@@ -13,6 +14,8 @@ export interface HybridQuery {
    * (PUBLIC_ONLY: public ones). Applied inside each leg's search, so `limit` is filled with visible chunks.
    */
   visibleGroups: readonly string[];
+  /** How the dense and sparse legs are fused (RRF_K, FUSION_WEIGHTS); absent: Qdrant's plain RRF (k = 2, weights 1). */
+  fusion?: RrfParameters | undefined;
 }
 
 export interface OpenOptions {

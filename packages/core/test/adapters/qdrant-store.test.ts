@@ -326,6 +326,42 @@ describe('QdrantStore reads', () => {
     expect(hits).toEqual([{ id: 'p1', source: 'a.md', headingPath: 'A > B', chunkIndex: 2, text: 'a.md > A > B\n\nhello', score: 1, fusionScore: 1 }]);
   });
 
+  /**
+   * Weighted RRF, Qdrant ≥ 1.17: `query: {rrf: {k?, weights?}}`, one weight per prefetch in prefetch order
+   * (REST schema RrfQuery / Rrf, https://api.qdrant.tech/api-reference/search/query-points; the server's
+   * formula is lib/segment/src/common/reciprocal_rank_fusion.rs). Plain RRF keeps `{fusion: "rrf"}` so
+   * servers before 1.16 still answer. The fake records what is asked and fuses nothing.
+   */
+  it('sends RRF weights and k only when they differ from plain RRF, one weight per prefetch sent', async () => {
+    const server = await startFakeServer(qdrant({ [`POST /collections/${C}/points/query`]: (_, res) => ok(res, { points: [] }) }));
+    const qdrantStore = store(server.url);
+    const both = { indices: [5], values: [1] };
+    const noTerms = { indices: [], values: [] };
+    await qdrantStore.search({ dense: [1], sparse: both, limit: 5, prefetchLimit: 20, visibleGroups: [], fusion: { k: 2, weights: { dense: 1, sparse: 1 } } });
+    await qdrantStore.search({ dense: [1], sparse: both, limit: 5, prefetchLimit: 20, visibleGroups: [], fusion: { k: 2, weights: { dense: 2, sparse: 0.5 } } });
+    await qdrantStore.search({ dense: [1], sparse: both, limit: 5, prefetchLimit: 20, visibleGroups: [], fusion: { k: 60, weights: { dense: 1, sparse: 1 } } });
+    await qdrantStore.search({ dense: [1], sparse: both, limit: 5, prefetchLimit: 20, visibleGroups: [], fusion: { k: 10, weights: { dense: 1, sparse: 3 } } });
+    await qdrantStore.search({ dense: [1], sparse: noTerms, limit: 5, prefetchLimit: 20, visibleGroups: [], fusion: { k: 2, weights: { dense: 2, sparse: 1 } } });
+    await qdrantStore.search({ dense: [1], sparse: noTerms, limit: 5, prefetchLimit: 20, visibleGroups: [], fusion: { k: 2, weights: { dense: 1, sparse: 3 } } });
+    const bodies = server.requests.map((r) => r.body as { prefetch: Array<{ using: string }>; query: unknown });
+    expect(bodies.map((body) => body.query)).toEqual([
+      { fusion: 'rrf' },
+      { rrf: { weights: [2, 0.5] } },
+      { rrf: { k: 60 } },
+      { rrf: { k: 10, weights: [1, 3] } },
+      { rrf: { weights: [2] } },
+      { fusion: 'rrf' },
+    ]);
+    expect(bodies.map((body) => body.prefetch.map((prefetch) => prefetch.using))).toEqual([
+      ['dense', 'bm25'],
+      ['dense', 'bm25'],
+      ['dense', 'bm25'],
+      ['dense', 'bm25'],
+      ['dense'],
+      ['dense'],
+    ]);
+  });
+
   it('asks each leg for at least 20 and at least limit candidates', async () => {
     const server = await startFakeServer(qdrant({ [`POST /collections/${C}/points/query`]: (_, res) => ok(res, { points: [] }) }));
     const qdrantStore = store(server.url);

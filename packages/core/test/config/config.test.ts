@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { configSchema, loadConfig } from '../../src/config.ts';
+import { configSchema, fusionOf, loadConfig } from '../../src/config.ts';
 import { RagError } from '../../src/errors.ts';
 
 function configError(env: Record<string, string>): RagError {
@@ -117,5 +117,24 @@ describe('loadConfig', () => {
     it('keeps the trailing space of a non-empty prefix', () => {
       expect(loadConfig({ EMBED_QUERY_PREFIX: 'query: ' }).EMBED_QUERY_PREFIX).toBe('query: ');
     });
+  });
+});
+
+describe('fusion settings (RRF_K, FUSION_WEIGHTS)', () => {
+  it('default to plain Qdrant RRF: k = 2, both legs weighing 1', () => {
+    const config = loadConfig({});
+    expect(fusionOf(config)).toEqual({ k: 2, weights: { dense: 1, sparse: 1 } });
+  });
+
+  it('read weights by leg name and a k', () => {
+    expect(fusionOf(loadConfig({ FUSION_WEIGHTS: 'sparse:0.5,dense:2', RRF_K: '60' }))).toEqual({ k: 60, weights: { dense: 2, sparse: 0.5 } });
+  });
+
+  it('refuse malformed weights naming the variable and the expected form', () => {
+    const error = configError({ FUSION_WEIGHTS: '2,1' });
+    expect(error.code).toBe('RAG_CONFIG_INVALID');
+    expect(error.message).toMatch(/FUSION_WEIGHTS: expected "dense:<weight>,sparse:<weight>"/);
+    expect(configError({ FUSION_WEIGHTS: 'dense:1' }).message).toMatch(/FUSION_WEIGHTS: name both legs/);
+    expect(configError({ RRF_K: '0' }).message).toMatch(/RRF_K/);
   });
 });

@@ -65,6 +65,7 @@ const paths: Array<readonly [Peer, Peer, number]> = [
   [inRag('ingest'), inRag('docling-serve'), 5001],
   [inRag('ingest'), { namespace: '', ip: '169.254.169.254' }, 80],
   [inRag('ingest'), google, 443],
+  [inRag('ingest'), gateway, 10080],
   scrape('retrieval', 8090),
   scrape('embed-tei', 9000),
   scrape('rerank-tei', 9000),

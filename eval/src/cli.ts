@@ -9,7 +9,10 @@ import { beirMarkdown } from './beir-report.ts';
 import { EmbeddedIndex } from './embedded-index.ts';
 import { GoldenSetError, loadGoldenSet, type GoldenSet } from './golden-set.ts';
 import { HttpBackend } from './http-backend.ts';
+import { ladderMarkdown, tuningMarkdown } from './ladder-report.ts';
+import { runLadder, type LadderEntry, type LadderTarget } from './ladder.ts';
 import { goldenMarkdown, readNotes, writeReport } from './report.ts';
+import { beirTask, goldenTask } from './retrieval-task.ts';
 import { runGoldenSet, type Gate } from './runner.ts';
 
 const USAGE = `Usage:
@@ -17,6 +20,7 @@ const USAGE = `Usage:
             [--report eval/reports/<name>.md | --report-dir eval/reports] [--min-hit5 0.9] [--min-mrr 0.75]
             [--min-score X] [--answers]
   pnpm eval --beir <dir> [--report eval/reports/<name>.md]
+  pnpm eval --ladder [--questions <set>.yaml ...] [--beir <dir> ...] --model <dense model> [--model ...] [--report-dir eval/reports]
 
 --questions   a golden set (YAML); repeat for several. Without --url the set's \`corpus:\` is ingested
               into a temporary index and searched in process, with the adapters the environment configures.
@@ -25,7 +29,12 @@ const USAGE = `Usage:
 --min-hit5, --min-mrr   the gate (defaults 0.9 and 0.75): exit 1 when a set falls below it
 --min-score   a RAG_MIN_SCORE to evaluate (default: RAG_MIN_SCORE of the environment)
 --answers     also evaluate /chat answers (needs GATEWAY_URL; the same gateway judges faithfulness); never gates
---beir        run a BEIR dataset (corpus.jsonl, queries.jsonl, qrels/test.tsv) in process: nDCG@10, Recall@100`;
+--beir        run a BEIR dataset (corpus.jsonl, queries.jsonl, qrels/test.tsv) in process: nDCG@10, Recall@100
+--ladder, --tune-fusion
+              for each set and each --model (an EMBED_MODEL): BM25, dense only, hybrid RRF, and hybrid with RRF
+              parameters tuned on the other half of the questions; writes <report-dir>/ladder.md and
+              <report-dir>/fusion-tuning.md (the chosen parameters and their gain on held-out questions)
+Golden sets gate on \`gate:\`, or on \`hybrid_gate:\` when a dense model is configured (EMBED_MODEL or EMBED_URL).`;
 
 /** The repository root: golden sets name their corpus relative to it. */
 export const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -61,11 +70,15 @@ async function backendFor(set: GoldenSet, url: string | undefined, config: Confi
   return index;
 }
 
-/** Command-line thresholds win over the set's own gate, which wins over the seed's defaults. */
-function gateFor(set: GoldenSet, cliGate: Partial<Gate>): Gate {
+/**
+ * Command-line thresholds win over the set's own gate, which wins over the seed's defaults. With a dense
+ * model the set's `hybrid_gate` applies (its `gate` is BM25's): a hybrid run that falls to BM25's level fails.
+ */
+function gateFor(set: GoldenSet, cliGate: Partial<Gate>, hybrid: boolean): Gate {
+  const own = hybrid ? set.hybridGate : set.gate;
   return {
-    minHit5: cliGate.minHit5 ?? set.gate?.minHit5 ?? DEFAULT_GATE.minHit5,
-    minMrr: cliGate.minMrr ?? set.gate?.minMrr ?? DEFAULT_GATE.minMrr,
+    minHit5: cliGate.minHit5 ?? own?.minHit5 ?? DEFAULT_GATE.minHit5,
+    minMrr: cliGate.minMrr ?? own?.minMrr ?? DEFAULT_GATE.minMrr,
   };
 }
 
@@ -74,7 +87,8 @@ async function evaluateSet(file: string, options: { url: string | undefined; rep
   set.file = file;
   const backend = await backendFor(set, options.url, config, logger);
   try {
-    const result = await runGoldenSet(set, backend, gateFor(set, options.gate), options.minScore);
+    const hybrid = Boolean(config.EMBED_MODEL || config.EMBED_URL);
+    const result = await runGoldenSet(set, backend, gateFor(set, options.gate, hybrid), options.minScore, hybrid ? set.hybridGate?.why : set.gate?.why);
     let answers: AnswerEvaluation | undefined;
     if (options.answers) {
       const judge = createChatModel(config);
@@ -126,6 +140,49 @@ async function evaluateBeir(dir: string, report: string | undefined, config: Con
   }
 }
 
+/** One ladder per set and model; a BEIR corpus is read again for each model rather than held in memory. */
+async function ladderTargets(questionFiles: string[], beirDirs: string[]): Promise<LadderTarget[]> {
+  const targets: LadderTarget[] = [];
+  for (const file of questionFiles) {
+    const set = await loadGoldenSet(resolve(file), repositoryRoot);
+    set.file = file;
+    const corpus = set.corpus;
+    if (!corpus) throw new UsageError(`${file} names no corpus: the ladder indexes it in process`);
+    targets.push({ task: goldenTask(set), fill: async (index) => (await index.ingestFolder(corpus)).chunks });
+  }
+  for (const dir of beirDirs) {
+    assertBeirDir(dir);
+    const files = beirFiles(dir);
+    const qrels = await readQrels(files.qrels);
+    const queries = await readQueries(files.queries, new Set(qrels.keys()));
+    const name = dir.replace(/\/+$/, '').replace(/^.*\//, '');
+    targets.push({ task: beirTask(name, queries, qrels), fill: (index) => index.indexDocuments(beirDocuments(dir)) });
+  }
+  return targets;
+}
+
+async function evaluateLadder(questionFiles: string[], beirDirs: string[], models: string[], reportDir: string | undefined, config: Config, logger: Logger): Promise<void> {
+  if (models.length === 0) throw new UsageError('--ladder needs at least one --model (a dense model folder or id, as EMBED_MODEL takes)');
+  const entries: LadderEntry[] = [];
+  for (const target of await ladderTargets(questionFiles, beirDirs)) {
+    for (const model of models) {
+      process.stderr.write(`ladder: ${target.task.name} with ${model}…\n`);
+      const entry = await runLadder(target, model, config, logger);
+      process.stderr.write(`ladder: ${target.task.name} with ${model}: ${entry.chunks} chunks indexed in ${entry.indexSeconds.toFixed(1)} s, queries in ${entry.querySeconds.toFixed(1)} s\n`);
+      entries.push(entry);
+    }
+  }
+  const dir = reportDir?.replace(/\/+$/, '');
+  const ladder = ladderMarkdown(entries, dir ? await readNotes(`${dir}/ladder.md`) : undefined);
+  const tuning = tuningMarkdown(entries, dir ? await readNotes(`${dir}/fusion-tuning.md`) : undefined);
+  process.stdout.write(`${ladder}\n${tuning}\n`);
+  if (dir) {
+    await writeReport(`${dir}/ladder.md`, ladder, entries.map(({ tuning: _tuning, ...entry }) => entry));
+    await writeReport(`${dir}/fusion-tuning.md`, tuning, entries.map(({ set, kind, model, tuning: outcome }) => ({ set, kind, model, ...outcome })));
+    process.stdout.write(`Wrote ${dir}/ladder.md, ${dir}/fusion-tuning.md and their JSON\n`);
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
@@ -138,7 +195,10 @@ async function main(argv: string[]): Promise<number> {
       'min-mrr': { type: 'string' },
       'min-score': { type: 'string' },
       answers: { type: 'boolean', default: false },
-      beir: { type: 'string' },
+      beir: { type: 'string', multiple: true },
+      ladder: { type: 'boolean', default: false },
+      'tune-fusion': { type: 'boolean', default: false },
+      model: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -149,9 +209,15 @@ async function main(argv: string[]): Promise<number> {
   // A report on stdout reads better without the pipeline's info lines; LOG_LEVEL still wins.
   const config = loadConfig(undefined, { LOG_LEVEL: 'warn' });
   const logger = createLogger(config.LOG_LEVEL, { format: config.LOG_FORMAT });
+  if (values.ladder || values['tune-fusion']) {
+    if (values.url) throw new UsageError('--ladder runs in process: drop --url');
+    await evaluateLadder(values.questions ?? [], values.beir ?? [], values.model ?? [], values['report-dir'], config, logger);
+    return 0;
+  }
   if (values.beir) {
     if (values.url || values.questions) throw new UsageError('--beir runs in process on its own: drop --questions and --url');
-    await evaluateBeir(values.beir, values.report, config, logger);
+    if (values.beir.length > 1) throw new UsageError('--beir takes one dataset (several with --ladder)');
+    await evaluateBeir(values.beir[0]!, values.report, config, logger);
     return 0;
   }
   const files = values.questions ?? [];

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Answerer, chunkMarkdown, contextualText, createChunkContexts, NO_CONTEXT, type ChunkContexts, createChatModel, createEmbedder, createReranker, createStore, encodeDocument, ingest, PUBLIC_ONLY, RagError, Retriever, Telemetry, type Config, type Embedder, type IndexedChunk, type Logger, type VectorStore } from '@rag/core';
+import { Answerer, chunkMarkdown, contextualText, createChunkContexts, NO_CONTEXT, type ChunkContexts, createChatModel, createEmbedder, createReranker, createStore, encodeDocument, fusionOf, ingest, PUBLIC_ONLY, RagError, Retriever, Telemetry, type Config, type Embedder, type IndexedChunk, type Logger, type RrfParameters, type SearchHit, type VectorStore } from '@rag/core';
 import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough } from '@rag/core/ingestion';
 import type { ChatReply, EvalBackend, EvalPassage } from './backend.ts';
 import type { GoldenCorpus } from './golden-set.ts';
@@ -28,7 +28,7 @@ export class EmbeddedIndex implements EvalBackend {
     private readonly logger: Logger,
     private readonly contexts: ChunkContexts | undefined,
   ) {
-    const dense = embedder ? `dense ${embedder.modelId} + BM25, RRF` : 'sparse BM25 only (no embedder)';
+    const dense = embedder ? `dense ${embedder.modelId} + BM25, ${describeFusion(fusionOf(config))}` : 'sparse BM25 only (no embedder)';
     const rerank = retriever.reranks ? `, reranked (${config.RERANK_MODEL ?? config.RERANK_URL})` : ', no reranker';
     const context = contexts ? `, chunk context ${contexts.description}` : '';
     this.description = `in process, embedded ${store.name}: ${dense}${rerank}${context}`;
@@ -46,7 +46,7 @@ export class EmbeddedIndex implements EvalBackend {
       const contexts = await createChunkContexts(config, logger);
       await store.open(embedder ? await embedder.describe() : null, { context: contexts?.lock ?? NO_CONTEXT });
       // Always 'fail', whatever RERANK_FALLBACK says: a report of the reranked pipeline must not hold fused rankings.
-      const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, rerankFallback: 'fail', telemetry });
+      const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, rerankFallback: 'fail', telemetry, fusion: fusionOf(config) });
       const answerer = new Answerer({ retriever, chatModel: createChatModel(config), minScore: config.RAG_MIN_SCORE, telemetry });
       return new EmbeddedIndex(config, dataDir, store, embedder, retriever, answerer, telemetry, logger, contexts);
     } catch (error) {
@@ -119,8 +119,28 @@ export class EmbeddedIndex implements EvalBackend {
 
   /** What an anonymous /search sees: public documents only (golden-set corpora have no access rules). */
   async search(query: string, k: number): Promise<EvalPassage[]> {
-    const hits = await this.retriever.search(query, k, PUBLIC_ONLY);
-    return hits.map((hit) => ({ source: hit.source, headingPath: hit.headingPath, chunkIndex: hit.chunkIndex, text: hit.text, score: hit.score }));
+    return (await this.retriever.search(query, k, PUBLIC_ONLY)).map(toPassage);
+  }
+
+  /**
+   * The same index searched another way, through the product's Retriever (no reranker): sparse only (no
+   * embedder, as without EMBED_MODEL), or both legs fused with these RRF parameters. Closing it closes nothing.
+   */
+  view(mode: { label: string; fusion: RrfParameters } | { label: string; sparseOnly: true }): EvalBackend {
+    const sparseOnly = 'sparseOnly' in mode;
+    const retriever = new Retriever({
+      store: this.store,
+      embedder: sparseOnly ? undefined : this.embedder,
+      rerankCandidates: this.config.RERANK_CANDIDATES,
+      telemetry: this.telemetry,
+      fusion: sparseOnly ? undefined : mode.fusion,
+    });
+    return {
+      description: `in process, embedded ${this.store.name}: ${mode.label}`,
+      search: async (query, k) => (await retriever.search(query, k, PUBLIC_ONLY)).map(toPassage),
+      chat: () => Promise.reject(new Error('a retrieval mode view answers no chat')),
+      close: async () => undefined,
+    };
   }
 
   async chat(query: string): Promise<ChatReply> {
@@ -138,6 +158,16 @@ export class EmbeddedIndex implements EvalBackend {
     await this.telemetry.shutdown();
     await rm(this.dataDir, { recursive: true, force: true });
   }
+}
+
+export function toPassage(hit: SearchHit): EvalPassage {
+  return { source: hit.source, headingPath: hit.headingPath, chunkIndex: hit.chunkIndex, text: hit.text, score: hit.score };
+}
+
+/** `RRF (k 2)` or `RRF (k 10, weights dense 2, sparse 1)`, for report lines. */
+export function describeFusion(fusion: RrfParameters): string {
+  const { dense, sparse } = fusion.weights;
+  return dense === 1 && sparse === 1 ? `RRF (k ${fusion.k})` : `RRF (k ${fusion.k}, weights dense ${dense}, sparse ${sparse})`;
 }
 
 /** Points the temporary data folder's model cache at the real one, so local models download once. */

@@ -36,6 +36,8 @@ const goldenSchema = z
   .object({
     corpus: corpusSchema.optional(),
     gate: gateSchema.optional(),
+    /** The gate of a run with a dense model (EMBED_MODEL or EMBED_URL): hybrid search must stay above BM25's level. */
+    hybrid_gate: gateSchema.optional(),
     questions: z.array(questionSchema).min(1, 'needs at least one question'),
   })
   .strict();
@@ -70,6 +72,7 @@ export interface GoldenSet {
   file: string;
   corpus: GoldenCorpus | undefined;
   gate: GoldenSetGate | undefined;
+  hybridGate: GoldenSetGate | undefined;
   questions: GoldenQuestion[];
 }
 
@@ -100,7 +103,7 @@ export function parseGoldenSet(text: string, file: string, repositoryRoot: strin
   }
   const parsed = goldenSchema.safeParse(data);
   if (!parsed.success) throw new GoldenSetError(file, parsed.error.issues.map(describeIssue));
-  const { corpus, gate, questions } = parsed.data;
+  const { corpus, gate, hybrid_gate: hybridGate, questions } = parsed.data;
   const problems = questions.flatMap((entry, index) =>
     entry.expected_source === OUT_OF_SCOPE && entry.expected_substring
       ? [`question ${index + 1} (expected_substring): an out-of-scope question (expected_source: none) cannot expect a substring`]
@@ -112,6 +115,7 @@ export function parseGoldenSet(text: string, file: string, repositoryRoot: strin
     file,
     corpus: corpus ? { root: isAbsolute(corpus.path) ? corpus.path : resolve(repositoryRoot, corpus.path), include: corpus.include } : undefined,
     gate,
+    hybridGate,
     questions: questions.map((entry, index) => ({
       number: index + 1,
       question: entry.question,

@@ -61,7 +61,7 @@ async function askOne(backend: EvalBackend, entry: GoldenQuestion): Promise<Ques
 }
 
 /** Asks every question of the set (in order, one at a time: the numbers must not depend on load). */
-export async function runGoldenSet(set: GoldenSet, backend: EvalBackend, gate: Gate, configuredMinScore?: number): Promise<GoldenResult> {
+export async function runGoldenSet(set: GoldenSet, backend: EvalBackend, gate: Gate, configuredMinScore?: number, gateWhy: string | undefined = set.gate?.why): Promise<GoldenResult> {
   const questions: QuestionOutcome[] = [];
   for (const entry of set.questions) questions.push(await askOne(backend, entry));
   const inScope = questions.filter((outcome) => outcome.expectedSource !== undefined);
@@ -94,6 +94,6 @@ export async function runGoldenSet(set: GoldenSet, backend: EvalBackend, gate: G
       MIN_QUERY_COVERAGE,
     ),
     gate: { ...gate, passed: failures.length === 0, failures },
-    gateWhy: set.gate?.why,
+    gateWhy,
   };
 }

@@ -62,3 +62,30 @@ describe('pnpm eval (the CLI as a subprocess)', () => {
     expect(badGate.stderr).toContain('--min-hit5 must be a number between 0 and 1');
   });
 });
+
+describe('pnpm eval with a dense model', () => {
+  const model = resolve(repository, '../shared/models/model2vec-test-bge-base-vq');
+
+  it('gates on the set\'s hybrid_gate instead of its BM25 gate', async () => {
+    // Nothing can be found (the expected source does not exist): a gate of 0 passes, any other fails.
+    const set = join(out, 'hybrid-gated.yaml');
+    await writeFile(set, 'corpus:\n  path: eval/test/fixtures/corpus\ngate: {min_hit5: 0, min_mrr: 0, why: bm25 gate}\nhybrid_gate: {min_hit5: 0.5, why: hybrid gate}\nquestions:\n  - {question: How often is the database copied?, expected_source: nowhere.md}\n');
+    const sparse = await evalCli(['--questions', set], { RAG_DATA_DIR: out });
+    expect(sparse.stdout).toContain('Why this gate: bm25 gate');
+    expect(sparse.code).toBe(0);
+    const hybrid = await evalCli(['--questions', set], { RAG_DATA_DIR: out, EMBED_MODEL: model, FUSION_WEIGHTS: 'dense:4,sparse:1' });
+    expect(hybrid.stdout).toContain('Why this gate: hybrid gate');
+    expect(hybrid.stdout).toContain('RRF (k 2, weights dense 4, sparse 1)');
+    expect(hybrid.code).toBe(1);
+  });
+
+  it('--ladder writes the ladder and the tuning report for each set and model', async () => {
+    const result = await evalCli(['--ladder', '--questions', 'eval/test/fixtures/mini.yaml', '--model', model, '--report-dir', out], { RAG_DATA_DIR: out });
+    expect(result.code).toBe(0);
+    const ladder = await readFile(join(out, 'ladder.md'), 'utf8');
+    for (const mode of ['BM25 (sparse only)', 'dense only', 'hybrid, RRF k 2 (default)', 'hybrid, tuned RRF']) expect(ladder).toContain(mode);
+    const tuning = JSON.parse(await readFile(join(out, 'fusion-tuning.json'), 'utf8'));
+    expect(tuning[0]).toMatchObject({ set: 'mini', kind: 'golden', objective: 'MRR' });
+    expect(tuning[0].folds).toHaveLength(2);
+  });
+});

@@ -87,5 +87,13 @@ describe('a golden set with its own gate', () => {
 
   it('is absent when the file sets none', () => {
     expect(parseGoldenSet(questions, 's.yaml', root).gate).toBeUndefined();
+    expect(parseGoldenSet(questions, 's.yaml', root).hybridGate).toBeUndefined();
+  });
+
+  it('reads a separate gate for runs with a dense model, with its own reason', () => {
+    const set = parseGoldenSet(`gate: {min_hit5: 0.7, why: sparse only}\nhybrid_gate: {min_hit5: 0.85, min_mrr: 0.7, why: measured with MiniLM}\n${questions}`, 's.yaml', root);
+    expect(set.gate).toEqual({ minHit5: 0.7, minMrr: undefined, why: 'sparse only' });
+    expect(set.hybridGate).toEqual({ minHit5: 0.85, minMrr: 0.7, why: 'measured with MiniLM' });
+    expect(() => parseGoldenSet(`hybrid_gate: {min_mrr: 2, why: x}\n${questions}`, 's.yaml', root)).toThrow(/hybrid_gate.min_mrr/);
   });
 });

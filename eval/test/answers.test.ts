@@ -34,7 +34,7 @@ function fakeGateway(requests: ChatRequest[]): Server {
       const content =
         system === JUDGE_RUBRIC
           ? 'Here is my verdict:\n```json\n{"faithfulness": 0.5, "unsupported_claims": ["the invented part"], "reason": "half of it is in the passages"}\n```'
-          : `It is in the documents [${/\[([^\]\n]+#\d+)\]/.exec(user)?.[1] ?? 'none#0'}] and also [invented.md#7].`;
+          : `It is in the documents [${/^<<<PASSAGE [0-9a-f]{24} \[(P\d+)\]>>>$/m.exec(user)?.[1] ?? 'none#0'}] and also [invented.md#7].`;
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content } }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }));
     });

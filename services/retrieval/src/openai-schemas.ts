@@ -35,6 +35,8 @@ export const ragCitation = z.object({
   label: z.string(),
 });
 
+const unknownCitations = z.array(z.string()).describe('our extension: labels the answer cites that match no passage given, never shown as sources');
+
 const usage = z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() });
 
 export const chatCompletion = z.object({
@@ -51,6 +53,7 @@ export const chatCompletion = z.object({
   ),
   usage: usage.optional(),
   citations: z.array(ragCitation).describe('our extension: the passages the answer cites, in order'),
+  unknown_citations: unknownCitations.optional(),
   rag: z.object({ mode: z.enum(['llm', 'extractive']), reranked: z.boolean().optional() }).describe('our extension: how the answer was made'),
 });
 
@@ -67,6 +70,7 @@ export const chatCompletionChunk = z.object({
     }),
   ),
   citations: z.array(ragCitation).optional().describe('sent on the first chunk (passages retrieved) and the last (passages cited)'),
+  unknown_citations: unknownCitations.optional().describe('on the last chunk, as in a chat.completion'),
 });
 
 export const modelList = z.object({

@@ -6,20 +6,25 @@ import type { ChatMessage, ChatModel, ChatStreamEvent } from '@rag/core';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey, parseApiKeys } from '../src/auth/api-keys.ts';
-import { readJson, startTestStack, type TestStack } from './test-stack.ts';
+import { postJson, readJson, startTestStack, type TestStack } from './test-stack.ts';
 
 const KEY = 'sk-openai-client-31f0a2';
 const QUESTION = 'How many days a week can I work from home?';
 
-/** Answers with the first passage's label from the prompt, in three tokens. */
+const INVENTED_LABEL = 'made-up.md#9';
+
+/**
+ * Answers with the first passage's label from the prompt (its opening fence's `[P1]`, cut between two
+ * tokens), then a label of no passage given.
+ */
 class CitingChatModel implements ChatModel {
   readonly modelId = 'citing-model';
   prompts: ChatMessage[][] = [];
 
   private tokens(messages: ChatMessage[]): string[] {
     this.prompts.push(messages);
-    const label = /\[([^\]\s]+#\d+)\]/.exec(messages.filter((m) => m.role !== 'system').map((m) => m.content).join('\n'))?.[1] ?? 'none#0';
-    return ['Up to three days ', 'a week ', `[${label}].`];
+    const label = /^<<<PASSAGE [0-9a-f]{24} \[(P\d+)\]>>>$/m.exec(messages.filter((m) => m.role !== 'system').map((m) => m.content).join('\n'))?.[1] ?? 'none#0';
+    return ['Up to three days ', 'a week [', `${label}].`, ` See [${INVENTED_LABEL}].`];
   }
 
   async complete(messages: ChatMessage[]) {
@@ -101,7 +106,8 @@ describe('OpenAI-compatible chat', () => {
 
   it('answers through the chat model in llm mode, plain and streamed, with usage', async () => {
     const completion = await client(llm).chat.completions.create({ model: 'rag', messages: [{ role: 'user', content: QUESTION }] });
-    expect(completion.choices[0]!.message.content).toMatch(/^Up to three days a week \[onboarding\.md#\d+\]\.$/);
+    // The model cited the prompt's [P1]; the client reads the passage's own label.
+    expect(completion.choices[0]!.message.content).toMatch(/^Up to three days a week \[onboarding\.md#\d+\]\. See \[made-up\.md#9\]\.$/);
     expect(completion.usage).toEqual({ prompt_tokens: 100, completion_tokens: 9, total_tokens: 109 });
     expect((completion as unknown as { rag: { mode: string } }).rag.mode).toBe('llm');
     // The question reaches the model inside our cited prompt, not the client's messages.
@@ -111,6 +117,24 @@ describe('OpenAI-compatible chat', () => {
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe(completion.choices[0]!.message.content);
+  });
+
+  it('reports the labels that match no passage given, as /chat does, plain and on the last streamed chunk', async () => {
+    type WithCitations = { citations: Array<{ label: string }>; unknown_citations?: string[] };
+    const completion = (await client(llm).chat.completions.create({ model: 'rag', messages: [{ role: 'user', content: QUESTION }] })) as unknown as WithCitations;
+    expect(completion.unknown_citations).toEqual([INVENTED_LABEL]);
+    expect(completion.citations.map((citation) => citation.label)).toEqual([expect.stringMatching(/^\[onboarding\.md#\d+\]$/)]);
+    const { body: chat } = await postJson(llm.baseUrl, '/chat', { query: QUESTION });
+    expect(chat.unknown_citations).toEqual(completion.unknown_citations);
+
+    const stream = await client(llm).chat.completions.create({ model: 'rag', messages: [{ role: 'user', content: QUESTION }], stream: true });
+    const chunks: WithCitations[] = [];
+    for await (const chunk of stream) chunks.push(chunk as unknown as WithCitations);
+    expect(chunks.at(-1)!.unknown_citations).toEqual([INVENTED_LABEL]);
+    expect(chunks.slice(0, -1).every((chunk) => chunk.unknown_citations === undefined)).toBe(true);
+
+    const extractiveCompletion = await client(extractive).chat.completions.create({ model: 'rag', messages: [{ role: 'user', content: QUESTION }] });
+    expect(extractiveCompletion).not.toHaveProperty('unknown_citations');
   });
 
   it('refuses in OpenAI\'s error shape with our code', async () => {

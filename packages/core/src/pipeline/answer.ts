@@ -1,6 +1,7 @@
 import type { ChatModel, TokenUsage } from '../chat/chat-model.ts';
-import { resolveCitations, toCitation, type Citation } from '../chat/citations.ts';
+import { passagesByLabel, resolveCitations, rewritePromptLabels, toCitation, type Citation } from '../chat/citations.ts';
 import { extractiveAnswerWithSources, NOT_COVERED_ANSWER } from '../chat/extractive.ts';
+import { LabelRewriter } from '../chat/label-rewriter.ts';
 import { buildChatMessages } from '../chat/prompt.ts';
 import { queryCoverage } from '../chat/query-coverage.ts';
 import type { SearchHit } from '../domain.ts';
@@ -67,12 +68,16 @@ export class Answerer {
     const started = performance.now();
     let text = '';
     let usage: TokenUsage | undefined;
+    const labels = new LabelRewriter(passages);
     for await (const event of chatModel.stream(buildChatMessages(question, passages), signal)) {
       if (event.type === 'token') {
         text += event.text;
-        yield event;
+        const rewritten = labels.push(event.text);
+        if (rewritten !== '') yield { type: 'token', text: rewritten };
       } else usage = event.usage;
     }
+    const rest = labels.flush();
+    if (rest !== '') yield { type: 'token', text: rest };
     this.recordGateway(chatModel, (performance.now() - started) / 1000);
     yield { type: 'done', answer: { ...this.fromModel(text, passages, usage), reranked } };
   }
@@ -112,9 +117,11 @@ export class Answerer {
     return scoreIsComparable ? best.score >= minScore : queryCoverage(question, best.text) >= MIN_QUERY_COVERAGE;
   }
 
-  private fromModel(answer: string, passages: SearchHit[], usage: TokenUsage | undefined): ChatAnswer {
+  /** The model cites the prompt's labels ([P2]); the answer shows them as `[source#chunk_index]`. */
+  private fromModel(modelText: string, passages: SearchHit[], usage: TokenUsage | undefined): ChatAnswer {
     if (usage) this.options.telemetry.recordTokens(this.options.chatModel!.modelId, usage.promptTokens, usage.completionTokens);
-    return { answer, mode: 'llm', usage, ...resolveCitations(answer, passages) };
+    const answer = rewritePromptLabels(modelText, passagesByLabel(passages));
+    return { answer, mode: 'llm', usage, ...resolveCitations(modelText, passages) };
   }
 
   private extractive(question: string, passages: SearchHit[]): ChatAnswer {

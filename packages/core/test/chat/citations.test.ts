@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { citedLabels, resolveCitations } from '../../src/chat/citations.ts';
+import { citedLabels, passagesByLabel, resolveCitations, rewritePromptLabels } from '../../src/chat/citations.ts';
 import { extractiveAnswer, passageBody } from '../../src/chat/extractive.ts';
 import { queryCoverage } from '../../src/chat/query-coverage.ts';
 import type { SearchHit } from '../../src/domain.ts';
@@ -26,6 +26,40 @@ describe('citations', () => {
       { source: 'README.md', headingPath: 'H', chunkIndex: 2, score: 0.4 },
     ]);
     expect(unknownCitations).toEqual(['docs/invented.md#7']);
+  });
+
+  it('reads a source whose name holds a comma or a semicolon whole', () => {
+    const passages = [hit('a,b.md', 0, 'x'), hit('b.md', 0, 'y'), hit('notes; 2024.md', 3, 'z'), hit('x.md', 1, 'v'), hit('y.md', 2, 'w')];
+    const cite = (answer: string) => {
+      const { citations, unknownCitations } = resolveCitations(answer, passages);
+      return { cited: citations.map((citation) => `${citation.source}#${citation.chunkIndex}`), unknownCitations };
+    };
+    expect(cite('A [a,b.md#0].')).toEqual({ cited: ['a,b.md#0'], unknownCitations: [] });
+    expect(cite('A [notes; 2024.md#3, b.md#0].')).toEqual({ cited: ['notes; 2024.md#3', 'b.md#0'], unknownCitations: [] });
+    expect(cite('A [x.md#1, y.md#2] [x.md#1;y.md#2].')).toEqual({ cited: ['x.md#1', 'y.md#2'], unknownCitations: [] });
+    // Not given: read up to the first `#n` that a separator follows, never moved onto another document.
+    expect(cite('A [c,d.md#0].')).toEqual({ cited: [], unknownCitations: ['c,d.md#0'] });
+  });
+
+  it('reads the label of a passage given whole even where it looks like two', () => {
+    const passages = [hit('v1#2, notes.md', 0, 'x'), hit('notes.md', 0, 'y')];
+    const { citations, unknownCitations } = resolveCitations('A [v1#2, notes.md#0].', passages);
+    expect(citations.map((citation) => citation.source)).toEqual(['v1#2, notes.md']);
+    expect(unknownCitations).toEqual([]);
+  });
+
+  it('resolves the prompt\'s labels to the passages in the order they were given, and reports those out of range', () => {
+    const passages = [hit('docs/backup.md', 0, 'x', 0.9), hit('README.md', 2, 'y', 0.4), hit('a,b.md', 5, 'z', 0.3)];
+    const { citations, unknownCitations } = resolveCitations('Nightly [P1]. Kept [P3, P1; P2] and [P9]; [README.md#2] again.', passages);
+    expect(citations.map((citation) => `${citation.source}#${citation.chunkIndex}`)).toEqual(['docs/backup.md#0', 'a,b.md#5', 'README.md#2']);
+    expect(unknownCitations).toEqual(['P9']);
+  });
+
+  it('writes the prompt\'s labels as source#chunk_index, leaving other brackets as written', () => {
+    const byLabel = passagesByLabel([hit('docs/backup.md', 0, 'x'), hit('a]b, c.md', 2, 'y')]);
+    expect(rewritePromptLabels('Nightly [P1]. Kept [P2; P1] [P9] [P1 and more] [a link](P1) [README.md#2] [1].', byLabel)).toBe(
+      'Nightly [docs/backup.md#0]. Kept [a]b, c.md#2; docs/backup.md#0] [P9] [P1 and more] [a link](P1) [README.md#2] [1].',
+    );
   });
 });
 

@@ -67,26 +67,32 @@ function completionJson(id: string, created: number, answer: ChatAnswer) {
       ? { usage: { prompt_tokens: answer.usage.promptTokens, completion_tokens: answer.usage.completionTokens, total_tokens: answer.usage.totalTokens } }
       : {}),
     citations: answer.citations.map(citationJson),
+    ...unknownCitationsField(answer),
     rag: { mode: answer.mode, ...(answer.reranked === undefined ? {} : { reranked: answer.reranked }) },
   };
 }
 
-function chunkFrame(id: string, created: number, delta: { role?: 'assistant'; content?: string }, finished: boolean, citations?: Citation[]): string {
+/** Labels the answer cites that match no passage given, as /chat reports them; absent when there are none. */
+function unknownCitationsField(answer: Pick<ChatAnswer, 'unknownCitations'>): { unknown_citations?: string[] } {
+  return answer.unknownCitations.length > 0 ? { unknown_citations: answer.unknownCitations } : {};
+}
+
+function chunkFrame(id: string, created: number, delta: { role?: 'assistant'; content?: string }, finished: boolean, answer?: Pick<ChatAnswer, 'citations' | 'unknownCitations'>): string {
   const chunk = {
     id,
     object: 'chat.completion.chunk',
     created,
     model: RAG_MODEL_ID,
     choices: [{ index: 0, delta, finish_reason: finished ? 'stop' : null }],
-    ...(citations ? { citations: citations.map(citationJson) } : {}),
+    ...(answer ? { citations: answer.citations.map(citationJson), ...unknownCitationsField(answer) } : {}),
   };
   return `data: ${JSON.stringify(chunk)}\n\n`;
 }
 
 function eventFrame(id: string, created: number, event: AnswerStreamEvent): string {
-  if (event.type === 'citations') return chunkFrame(id, created, { role: 'assistant', content: '' }, false, event.citations);
+  if (event.type === 'citations') return chunkFrame(id, created, { role: 'assistant', content: '' }, false, { citations: event.citations, unknownCitations: [] });
   if (event.type === 'token') return chunkFrame(id, created, { content: event.text }, false);
-  return chunkFrame(id, created, {}, true, event.answer.citations);
+  return chunkFrame(id, created, {}, true, event.answer);
 }
 
 /** `chat.completion.chunk` events, then `data: [DONE]`; a failure after the first byte is a `data: {"error"}` event. */

@@ -60,11 +60,11 @@ export class FakeGateway {
 
 /**
  * The label of the prompt's first passage, cited, then an invented one. The passage's opening fence is
- * read as the prompt's documented format says (`<<<PASSAGE <hex value> [source#n]>>>`), by its own pattern.
+ * read as the prompt's documented format says (`<<<PASSAGE <hex value> [P1]>>>`), by its own pattern.
  */
 function answerTokens(body: ChatBody): string[] {
   const prompt = body.messages.map((message) => message.content).join('\n');
-  const label = /^<<<PASSAGE [0-9a-f]{24} \[([^\]\n]+#\d+)\]>>>$/m.exec(prompt)?.[1] ?? 'none#0';
+  const label = /^<<<PASSAGE [0-9a-f]{24} \[(P\d+)\]>>>$/m.exec(prompt)?.[1] ?? 'none#0';
   return ['According ', 'to the ', 'handbook, ', 'yes ', `[${label}]`, '. See ', `[${INVENTED_LABEL}]`, '.'];
 }
 

@@ -8,11 +8,14 @@ import { columnOf, StringListColumn, VariableWidthColumn } from './arrow-columns
 import { ChunkPayloads, type ChunkPayload, type ChunkPayloadSections } from './chunk-payloads.ts';
 import { GROUPS_COLUMN } from './lancedb-schema.ts';
 import { readSectionsFile, readSectionsMeta, writeSectionsFile } from './sections-file.ts';
+import type { TableSnapshot } from './table-identity.ts';
 
 /** What a saved view's file says of itself: a file of another format or table version is not used. */
 interface SavedViewMeta {
   format: number;
   tableVersion: number;
+  /** The table's id (see table-identity.ts); absent for a table without one. */
+  tableId?: string | undefined;
   chunks: number;
   sources: string[];
   groupLists: string[][];
@@ -29,8 +32,9 @@ const VIEW_COLUMNS = ['id', 'source', 'heading_path', 'chunk_index', 'text', 'sp
 
 /**
  * The part of an embedded collection that queries need in memory: the BM25 sparse index (scored as
- * Qdrant does) and what a hit shows of each chunk. `version` is the table version it reflects, so the
- * store can tell when another process's write makes it stale.
+ * Qdrant does) and what a hit shows of each chunk. `tableId` and `version` say which table, at which
+ * version, it reflects, so the store can tell when another process's write, or a collection deleted and
+ * built again under the same name, makes it stale.
  *
  * An ingest run that changed the table saves the view to a file beside it (saveTo); a server then reads
  * that file (readSaved): one read and views into its buffer, a fraction of a second at 100k chunks.
@@ -39,16 +43,17 @@ const VIEW_COLUMNS = ['id', 'source', 'heading_path', 'chunk_index', 'text', 'sp
  */
 export class LanceDbSearchView {
   private constructor(
+    readonly tableId: string | undefined,
     public version: number,
     private readonly sparseIndex = new SparseIndex(),
     /** What a hit shows of each chunk; the document's version and the dense vector stay on disk. */
     private readonly payloads = new ChunkPayloads(),
   ) {}
 
-  /** The view saved at `path` if it is of this table version and format; undefined otherwise. */
-  static async readSaved(path: string, version: number): Promise<LanceDbSearchView | undefined> {
+  /** The view saved at `path` if it is of this table, version and format; undefined otherwise. */
+  static async readSaved(path: string, { tableId, version }: TableSnapshot): Promise<LanceDbSearchView | undefined> {
     const saved = await readSectionsFile<SavedViewMeta>(path);
-    if (!saved || saved.meta.format !== SAVED_VIEW_FORMAT || saved.meta.tableVersion !== version) return undefined;
+    if (!saved || saved.meta.format !== SAVED_VIEW_FORMAT || saved.meta.tableVersion !== version || saved.meta.tableId !== tableId) return undefined;
     const { meta, sections } = saved;
     if (!['ids', 'idStarts', ...SPARSE_SECTIONS, ...PAYLOAD_SECTIONS].every((name) => sections[name] !== undefined)) return undefined;
     const sectionsOf = <T>(names: readonly string[]) => Object.fromEntries(names.map((name) => [name, sections[name]])) as T;
@@ -57,13 +62,17 @@ export class LanceDbSearchView {
     const ids = Array.from({ length: meta.chunks }, (_, row) => decoder.decode(idBytes.at(row)));
     const sparseIndex = SparseIndex.fromSections({ ids, ...sectionsOf<Omit<SparseIndexSections, 'ids'>>(SPARSE_SECTIONS) });
     const payloads = ChunkPayloads.fromSections(ids, { ...sectionsOf<ChunkPayloadArrays>(PAYLOAD_SECTIONS), sources: meta.sources, groupLists: meta.groupLists });
-    return new LanceDbSearchView(version, sparseIndex, payloads);
+    return new LanceDbSearchView(tableId, version, sparseIndex, payloads);
   }
 
-  /** The table version of the view saved at `path`, without reading the rest of it. */
-  static async savedVersion(path: string): Promise<number | undefined> {
+  /** Whether the view saved at `path` is of this table and version, without reading the rest of it. */
+  static async isSaved(path: string, { tableId, version }: TableSnapshot): Promise<boolean> {
     const meta = await readSectionsMeta<SavedViewMeta>(path);
-    return meta?.format === SAVED_VIEW_FORMAT ? meta.tableVersion : undefined;
+    return meta?.format === SAVED_VIEW_FORMAT && meta.tableVersion === version && meta.tableId === tableId;
+  }
+
+  get snapshot(): TableSnapshot {
+    return { tableId: this.tableId, version: this.version };
   }
 
   /** Writes the view for readSaved (atomically: a reader sees the previous file or this one). */
@@ -74,13 +83,13 @@ export class LanceDbSearchView {
     const idBytes = new RaggedArray<Uint8Array<ArrayBufferLike>>(Uint8Array);
     for (const id of ids) idBytes.push(encoder.encode(id));
     const { values, starts } = idBytes.sections();
-    const meta: SavedViewMeta = { format: SAVED_VIEW_FORMAT, tableVersion: this.version, chunks: ids.length, sources, groupLists };
+    const meta: SavedViewMeta = { format: SAVED_VIEW_FORMAT, tableVersion: this.version, tableId: this.tableId, chunks: ids.length, sources, groupLists };
     await writeSectionsFile(path, meta, { ids: values, idStarts: starts, ...sparse, ...payloadArrays });
   }
 
   /** Builds the view from the table's columns, batch by batch. */
-  static async scan(table: Table, version: number, hasGroupsColumn: boolean): Promise<LanceDbSearchView> {
-    const view = new LanceDbSearchView(version);
+  static async scan(table: Table, { tableId, version }: TableSnapshot, hasGroupsColumn: boolean): Promise<LanceDbSearchView> {
+    const view = new LanceDbSearchView(tableId, version);
     const columns = hasGroupsColumn ? [...VIEW_COLUMNS, GROUPS_COLUMN] : VIEW_COLUMNS;
     for await (const batch of table.query().select(columns)) {
       const [ids, sources, chunkIndexes] = ['id', 'source', 'chunk_index'].map((name) => columnOf(batch, name));
@@ -118,6 +127,12 @@ export class LanceDbSearchView {
     if (this.payloads.everyChunkPublic) return this.sparseIndex.search(sparse, limit);
     const callerGroups = new Set(visibleGroups);
     return this.sparseIndex.search(sparse, limit, (id) => isVisibleTo(this.payloads.groupsOf(id) ?? [], callerGroups));
+  }
+
+  /** Whether the view holds the chunk and `callerGroups` may read it; nothing is decoded. */
+  isVisible(id: string, callerGroups: ReadonlySet<string>): boolean {
+    const groups = this.payloads.groupsOf(id);
+    return groups !== undefined && isVisibleTo(groups, callerGroups);
   }
 
   /** The chunk as a hit; a ranked id without a payload means the view and the table disagree. */

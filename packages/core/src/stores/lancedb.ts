@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect, type Connection, type Table } from '@lancedb/lancedb';
@@ -11,8 +12,12 @@ import { columnOf, StringListColumn } from './arrow-columns.ts';
 import { assertSameContext, UNRECORDED_NON_EMPTY } from './context-lock.ts';
 import { chunkTableSchema, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, GROUPS_COLUMN, GROUPS_COLUMN_SQL, toChunkRow } from './lancedb-schema.ts';
 import { addChunkToDocuments } from './indexed-documents.ts';
+import { denseLeg } from './lancedb-dense-leg.ts';
+import { PinnedTable } from './lancedb-pinned-table.ts';
 import { LanceDbSearchView } from './lancedb-search-view.ts';
-import { describeRecorded, readRecordedModel, writeRecordedModel, type RecordedModel } from './model-lock-file.ts';
+import { groupsSql, sqlString } from './lancedb-sql.ts';
+import { describeRecorded, readRecordedModel, recordOf, writeRecordedModel, type RecordedModel } from './model-lock-file.ts';
+import { isSameTable, RecordedTableId, type TableSnapshot } from './table-identity.ts';
 import type { HybridQuery, OpenOptions, VectorStore } from './vector-store.ts';
 import { isWriting, markWriting } from './writer-mark.ts';
 
@@ -31,8 +36,10 @@ const READY_WAIT_MS = 1000;
  * prefetch filters do, so the top k holds only chunks the caller may read.
  *
  * The in-memory part (LanceDbSearchView) is loaded by the first query, or by prepareForSearch, and
- * reloaded when another process changed the table; a process that only writes (an ingest run) never
- * loads it and reads nothing but the document versions.
+ * reloaded when another process changed the table or made a new one under the same name; a process that
+ * only writes (an ingest run) never loads it and reads nothing but the document versions. Both legs of a
+ * query read the view's table version (the dense one through a handle pinned to it), whatever another
+ * process writes meanwhile.
  */
 export class LanceDbStore implements VectorStore {
   readonly name = 'lancedb';
@@ -40,11 +47,16 @@ export class LanceDbStore implements VectorStore {
   private table: Table | undefined;
   private recorded: RecordedModel | undefined;
   private view: LanceDbSearchView | undefined;
-  private loading: { version: number; view: Promise<LanceDbSearchView> } | undefined;
+  private loading: { snapshot: TableSnapshot; view: Promise<LanceDbSearchView> } | undefined;
+  /** The handle at the view's version: what the view is scanned from and the dense leg searches. */
+  private pinned: PinnedTable | undefined;
+  private readonly tableIds: RecordedTableId;
   /** False only for a table older than access groups opened by a dry run, which must not add the column. */
   private hasGroupsColumn = true;
 
-  constructor(private readonly options: { dataDir: string; collection: string }) {}
+  constructor(private readonly options: { dataDir: string; collection: string }) {
+    this.tableIds = new RecordedTableId(this.modelFile);
+  }
 
   private get modelFile(): string {
     return join(this.options.dataDir, 'lancedb', `${this.options.collection}.model.json`);
@@ -62,14 +74,19 @@ export class LanceDbStore implements VectorStore {
 
   async open(lock: EmbeddingModelLock | null, options: OpenOptions = {}): Promise<void> {
     const create = options.create ?? true;
-    this.connection = await connect(join(this.options.dataDir, 'lancedb'), { readConsistencyInterval: 0 });
-    if (!(await this.connection.tableNames()).includes(this.options.collection)) {
-      if (create) await this.createCollection(this.connection, lock, options.context);
+    const connection = await connect(join(this.options.dataDir, 'lancedb'), { readConsistencyInterval: 0 });
+    this.connection = connection;
+    this.pinned = new PinnedTable(() => connection.openTable(this.options.collection));
+    if (!(await connection.tableNames()).includes(this.options.collection)) {
+      if (create) await this.createCollection(connection, lock, options.context);
       return;
     }
-    this.table = await this.connection.openTable(this.options.collection);
-    this.recorded = (await readRecordedModel(this.modelFile)) ?? (await this.recordFromSchema(this.table, lock, create));
+    this.table = await connection.openTable(this.options.collection);
+    const fromFile = await readRecordedModel(this.modelFile);
+    this.recorded = fromFile ?? (await this.recordFromSchema(this.table, lock, create));
     this.assertSameModel(this.recorded, lock);
+    // A table made before tables had ids gets one from its first writer.
+    if (create && fromFile && !fromFile.tableId) await this.record({ ...fromFile, tableId: randomUUID() });
     await this.addGroupsColumnIfMissing(this.table, create);
     await this.addColumnIfMissing(this.table, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, create);
     if (options.context) await this.checkContext(this.table, options.context, lock, create);
@@ -138,7 +155,8 @@ export class LanceDbStore implements VectorStore {
       // Like a sparse-only Qdrant query: the score is the IDF-weighted BM25 score itself.
       return sparseRanking.slice(0, query.limit).map(({ id, score }) => view.toHit(id, score));
     }
-    const denseIds = await this.denseSearch(query.dense, candidates, query.visibleGroups);
+    const denseQuery = { vector: query.dense, limit: candidates, visibleGroups: query.visibleGroups, hasGroupsColumn: this.hasGroupsColumn };
+    const denseIds = await denseLeg(view, this.pinned!, this.requireTable(), denseQuery);
     const fused = fuseHybrid(denseIds, sparseRanking.map(({ id }) => id), query.fusion);
     return fused.slice(0, query.limit).map(({ id, score }) => view.toHit(id, score));
   }
@@ -161,11 +179,12 @@ export class LanceDbStore implements VectorStore {
    */
   async saveSearchView(): Promise<string | undefined> {
     const table = this.requireTable();
-    const version = await table.version();
-    if ((await LanceDbSearchView.savedVersion(this.viewFile)) === version) return undefined;
-    const view = this.view?.version === version ? this.view : await LanceDbSearchView.scan(table, version, this.hasGroupsColumn);
+    const snapshot = { tableId: this.recorded?.tableId, version: await table.version() };
+    if (await LanceDbSearchView.isSaved(this.viewFile, snapshot)) return undefined;
+    const held = this.view && isSameTable(this.view.snapshot, snapshot) && this.view.version === snapshot.version ? this.view : undefined;
+    const view = held ?? (await LanceDbSearchView.scan(table, snapshot, this.hasGroupsColumn));
     await view.saveTo(this.viewFile);
-    return `search view saved for table version ${version}`;
+    return `search view saved for table version ${snapshot.version}`;
   }
 
   async markWriting(): Promise<() => Promise<void>> {
@@ -214,21 +233,14 @@ export class LanceDbStore implements VectorStore {
   }
 
   async close(): Promise<void> {
+    this.pinned?.close();
+    this.pinned = undefined;
     this.table?.close();
     this.connection?.close();
     this.table = undefined;
     this.connection = undefined;
     this.view = undefined;
     this.loading = undefined;
-  }
-
-  /** LanceDB filters before the vector search by default (prefilter), so `limit` visible rows come back. */
-  private async denseSearch(vector: number[], limit: number, visibleGroups: readonly string[]): Promise<string[]> {
-    let search = this.requireTable().vectorSearch(vector).column('dense').distanceType('cosine');
-    // Without the column (a dry run over an old table) every row is public.
-    if (this.hasGroupsColumn) search = search.where(visibilityWhere(visibleGroups));
-    const rows = await search.select(['id']).limit(limit).toArray();
-    return rows.map((row: { id: string }) => row.id);
   }
 
   /**
@@ -255,8 +267,7 @@ export class LanceDbStore implements VectorStore {
     const model = this.recorded?.model == null ? null : { model: this.recorded.model, dimension: this.recorded.dimension ?? 0 };
     // A model this writer cannot name (no embedder configured, or an unrecorded one) is not rewritten.
     if (model && model.model !== lock?.model) return;
-    await writeRecordedModel(this.modelFile, model, wanted);
-    this.recorded = { ...this.recorded!, context: wanted };
+    await this.record(recordOf(model, wanted, this.recorded?.tableId));
   }
 
   /**
@@ -273,41 +284,63 @@ export class LanceDbStore implements VectorStore {
     view.version = await table.version();
   }
 
-  /** The saved view when it is of this version (an ingest run saved it), else one built from the table. */
-  private async loadView(table: Table, version: number): Promise<LanceDbSearchView> {
-    const saved = await LanceDbSearchView.readSaved(this.viewFile, version);
+  /**
+   * The saved view when it is of this table and version (an ingest run saved it), else one scanned from the
+   * table at that version (the live table when the version cannot be checked out).
+   */
+  private async loadView(table: Table, snapshot: TableSnapshot): Promise<LanceDbSearchView> {
+    const saved = await LanceDbSearchView.readSaved(this.viewFile, snapshot);
     if (saved) return saved;
-    const scanned = await LanceDbSearchView.scan(table, version, this.hasGroupsColumn);
+    const pinned = await this.pinned!.at(snapshot).catch(() => table);
+    const scanned = await LanceDbSearchView.scan(pinned, snapshot, this.hasGroupsColumn);
     scanned.trimToSize();
     return scanned;
   }
 
+  /** The table now under the collection's name, at its current version. */
+  private async currentSnapshot(table: Table): Promise<TableSnapshot> {
+    const [tableId, version] = await Promise.all([this.tableIds.current(), table.version()]);
+    return { tableId, version };
+  }
+
   /**
-   * A view of at least the table's current version: the one held, or one load shared by concurrent queries.
-   * One load at a time: a query that finds an older version loading waits for it, then checks again, so a
-   * server beside a running ingest does not pile up table scans. While a newer version loads, the old view
-   * stays held (and counts for readiness) but is not served.
+   * A view of the table now under the collection's name at its current version: the one held, or one load
+   * shared by concurrent queries. One load at a time: a query that finds an older version loading waits for
+   * it, then checks again, so a server beside a running ingest does not pile up table scans. While a newer
+   * version loads, the old view stays held (and counts for readiness) but is not served.
+   *
+   * A held view of another table (the collection was deleted and built again, its versions starting over)
+   * or of a version the table no longer has is replaced at once, running sync or not; a held view newer
+   * than the version read means a load finished meanwhile, so the version is read again before deciding.
    */
   private async searchView(): Promise<LanceDbSearchView> {
     const table = this.requireTable();
-    const version = await table.version();
-    for (;;) {
-      if (this.view && this.view.version >= version) return this.view;
-      // Mid-sync versions are not worth a reload each: the held view answers until the sync ends and saves its own.
-      if (this.view && !this.loading && (await isWriting(this.writingFile))) return this.view;
-      const loading = this.loading ?? this.startLoading(table, version);
-      if (loading.version >= version) return loading.view;
+    for (let readAgain = true; ; ) {
+      const current = await this.currentSnapshot(table);
+      const held = this.view;
+      if (held && isSameTable(held.snapshot, current)) {
+        if (held.version === current.version) return held;
+        if (held.version > current.version && readAgain) {
+          readAgain = false;
+          continue;
+        }
+        // Mid-sync versions are not worth a reload each: the held view answers until the sync ends and saves its own.
+        if (held.version < current.version && !this.loading && (await isWriting(this.writingFile))) return held;
+      }
+      const loading = this.loading ?? this.startLoading(table, current, held);
+      if (isSameTable(loading.snapshot, current) && loading.snapshot.version >= current.version) return loading.view;
       await loading.view.catch(() => undefined);
     }
   }
 
-  private startLoading(table: Table, version: number): { version: number; view: Promise<LanceDbSearchView> } {
-    const loading = { version, view: this.loadView(table, version) };
+  /** Loads the view of `snapshot`, which then replaces `replaced` (the view held when the load started). */
+  private startLoading(table: Table, snapshot: TableSnapshot, replaced: LanceDbSearchView | undefined): { snapshot: TableSnapshot; view: Promise<LanceDbSearchView> } {
+    const loading = { snapshot, view: this.loadView(table, snapshot) };
     this.loading = loading;
     loading.view.then(
       (view) => {
         if (this.loading === loading) this.loading = undefined;
-        if (this.table === table && (this.view === undefined || this.view.version < view.version)) this.view = view;
+        if (this.table === table && (this.view === undefined || this.view === replaced)) this.view = view;
       },
       () => {
         if (this.loading === loading) this.loading = undefined;
@@ -331,8 +364,13 @@ export class LanceDbStore implements VectorStore {
     // the new table reaches too, and would then be served: it goes with the table it was saved for.
     await rm(this.viewFile, { force: true });
     this.table = await connection.createEmptyTable(this.options.collection, chunkTableSchema(lock?.dimension ?? null));
-    await writeRecordedModel(this.modelFile, lock, context);
-    this.recorded = { model: lock?.model ?? null, dimension: lock?.dimension ?? null, context };
+    // A new id: readers holding a view of the table this one replaces tell them apart by it.
+    await this.record(recordOf(lock, context, randomUUID()));
+  }
+
+  private async record(recorded: RecordedModel): Promise<void> {
+    await writeRecordedModel(this.modelFile, recorded);
+    this.recorded = recorded;
   }
 
   /**
@@ -344,7 +382,11 @@ export class LanceDbStore implements VectorStore {
     const dense = (await table.schema()).fields.find((field) => field.name === 'dense');
     const dimension = dense ? (dense.type as FixedSizeList).listSize : null;
     const model = dimension === null ? null : lock?.dimension === dimension ? lock.model : `an unrecorded model`;
-    if (write && (dimension === null || model === lock?.model)) await writeRecordedModel(this.modelFile, dimension === null ? null : lock);
+    if (write && (dimension === null || model === lock?.model)) {
+      const recorded = recordOf(dimension === null ? null : lock, undefined, randomUUID());
+      await writeRecordedModel(this.modelFile, recorded);
+      return recorded;
+    }
     return { model, dimension };
   }
 
@@ -352,19 +394,4 @@ export class LanceDbStore implements VectorStore {
     if (!this.table) throw new RagError('RAG_STORE_NOT_READY');
     return this.table;
   }
-}
-
-function sqlString(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
-}
-
-/** Public rows (null or empty `groups`) and rows sharing a group with the caller, in LanceDB's SQL (DataFusion). */
-function visibilityWhere(visibleGroups: readonly string[]): string {
-  const isPublic = `${GROUPS_COLUMN} IS NULL OR array_length(${GROUPS_COLUMN}) = 0`;
-  return visibleGroups.length === 0 ? isPublic : `${isPublic} OR array_has_any(${GROUPS_COLUMN}, ${groupsSql(visibleGroups)})`;
-}
-
-/** A List(Utf8) literal; make_array() alone has no element type, hence the cast for an empty list. */
-function groupsSql(groups: readonly string[]): string {
-  return groups.length === 0 ? "arrow_cast(make_array(), 'List(Utf8)')" : `make_array(${groups.map(sqlString).join(', ')})`;
 }

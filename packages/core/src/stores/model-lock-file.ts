@@ -1,6 +1,7 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ContextLock, EmbeddingModelLock } from '../domain.ts';
+import { temporaryPathFor } from './temporary-files.ts';
 
 /** What an embedded collection records about the model that filled it; `null` model = sparse only. */
 export interface RecordedModel {
@@ -8,6 +9,12 @@ export interface RecordedModel {
   dimension: number | null;
   /** How chunk contexts were made (CONTEXT_MODE); absent until a writer records it. */
   context?: ContextLock | undefined;
+  /**
+   * Which table this is: a new one each time the table is created, so that a reader holding a view of a
+   * collection deleted and built again under the same name can tell (see table-identity.ts). Absent in
+   * records written before it existed, until a writer opens the table.
+   */
+  tableId?: string | undefined;
 }
 
 export async function readRecordedModel(path: string): Promise<RecordedModel | undefined> {
@@ -19,10 +26,22 @@ export async function readRecordedModel(path: string): Promise<RecordedModel | u
   }
 }
 
-export async function writeRecordedModel(path: string, lock: EmbeddingModelLock | null, context?: ContextLock): Promise<void> {
+/** The record for a model lock (null: sparse only). */
+export function recordOf(lock: EmbeddingModelLock | null, context: ContextLock | undefined, tableId: string | undefined): RecordedModel {
+  return { model: lock?.model ?? null, dimension: lock?.dimension ?? null, ...(context ? { context } : {}), ...(tableId ? { tableId } : {}) };
+}
+
+/** Written to a temporary file then renamed: readers checking the table's identity on every query never see half a file. */
+export async function writeRecordedModel(path: string, recorded: RecordedModel): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const recorded: RecordedModel = { model: lock?.model ?? null, dimension: lock?.dimension ?? null, ...(context ? { context } : {}) };
-  await writeFile(path, `${JSON.stringify(recorded, null, 2)}\n`);
+  const temporary = temporaryPathFor(path);
+  try {
+    await writeFile(temporary, `${JSON.stringify(recorded, null, 2)}\n`);
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
 }
 
 export function describeRecorded(recorded: RecordedModel): string {

@@ -3,7 +3,7 @@
  * store loads at start instead of scanning the table: same hits, used only for the table version it
  * was saved for, and ignored when it is not a readable file.
  */
-import { readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,6 @@ import { chunkId } from '../../src/chunking/chunk-id.ts';
 import type { IndexedChunk } from '../../src/domain.ts';
 import { encodeDocument, encodeQuery } from '../../src/sparse/bm25-encoder.ts';
 import { LanceDbStore } from '../../src/stores/lancedb.ts';
-import { LanceDbSearchView } from '../../src/stores/lancedb-search-view.ts';
 
 let dataDir: string;
 const stores: LanceDbStore[] = [];
@@ -142,59 +141,5 @@ describe('a saved search view', () => {
     expect(await writer.saveSearchView()).toBeDefined();
     const hits = await (await openStore()).search(lookup('lunch', 3));
     expect(hits).toEqual([]);
-  });
-});
-
-describe('loading the search view without a saved one', () => {
-  it('scans the table once for concurrent queries, and once more after another handle writes', async () => {
-    const writer = await openStore();
-    await writer.upsert(CHUNKS);
-    const reader = await openStore();
-    const scans = vi.spyOn(LanceDbSearchView, 'scan');
-    const query = lookup('lunch', 1);
-
-    const first = await Promise.all(Array.from({ length: 5 }, () => reader.search(query)));
-    expect(scans).toHaveBeenCalledTimes(1);
-    expect(first.map(([hit]) => hit?.source)).toEqual(Array(5).fill('notes.md'));
-
-    await writer.upsert([chunk('more.md', 0, 'Lunch is at noon on Fridays')]);
-    const second = await Promise.all(Array.from({ length: 5 }, () => reader.search({ ...query, limit: 2 })));
-    expect(scans).toHaveBeenCalledTimes(2);
-    expect(second.every((hits) => hits.some((hit) => hit.source === 'more.md'))).toBe(true);
-  });
-});
-
-describe('a reader beside a sync that marks itself as writing', () => {
-  const lunch = lookup('lunch', 3);
-
-  it('answers from the view it holds while the sync writes, then loads the view the sync saved', async () => {
-    const writer = await openStore();
-    await writer.upsert(CHUNKS);
-    const reader = await openStore();
-    expect((await reader.search(lunch)).map((hit) => hit.source)).toEqual(['notes.md']);
-    const scans = vi.spyOn(LanceDbSearchView, 'scan');
-
-    const endWriting = await writer.markWriting();
-    await writer.upsert([chunk('more.md', 0, 'Lunch is at noon on Fridays')]);
-    await writer.upsert([chunk('more.md', 1, 'Lunch on Mondays is a picnic')]);
-    expect((await reader.search(lunch)).map((hit) => hit.source), 'mid-sync: the held view').toEqual(['notes.md']);
-
-    await writer.saveSearchView();
-    await endWriting();
-    expect((await reader.search(lunch)).map((hit) => hit.source).sort()).toEqual(['more.md', 'more.md', 'notes.md']);
-    expect(scans).toHaveBeenCalledTimes(1); // the writer's save; the reader read the saved file
-  });
-
-  it('ignores a mark left by a sync that died: not refreshed for 30 s', async () => {
-    const writer = await openStore();
-    await writer.upsert(CHUNKS);
-    const reader = await openStore();
-    await reader.search(lunch);
-    const mark = join(dataDir, 'lancedb', 'docs.writing');
-    await writeFile(mark, '{}');
-    const longAgo = new Date(Date.now() - 31_000);
-    await utimes(mark, longAgo, longAgo);
-    await writer.upsert([chunk('more.md', 0, 'Lunch is at noon on Fridays')]);
-    expect((await reader.search(lunch)).map((hit) => hit.source).sort()).toEqual(['more.md', 'notes.md']);
   });
 });

@@ -1,0 +1,39 @@
+import type { Table } from '@lancedb/lancedb';
+import type { PinnedTable } from './lancedb-pinned-table.ts';
+import type { LanceDbSearchView } from './lancedb-search-view.ts';
+import { visibilityWhere } from './lancedb-sql.ts';
+
+export interface DenseLegQuery {
+  vector: number[];
+  limit: number;
+  visibleGroups: readonly string[];
+  /** False for a table older than access groups opened by a dry run: every row is then public. */
+  hasGroupsColumn: boolean;
+}
+
+/**
+ * The dense leg of a hybrid query, answered from the table version the held search view reflects, as the
+ * sparse leg is. A server beside a running ingest keeps the view of the version before the run (see
+ * writer-mark.ts): searched in the live table, the dense leg would rank chunks the view does not hold
+ * (a hit without a payload) and read groups the view does not have yet, so that a document restricted or
+ * deleted mid-run would be hidden by one leg and shown by the other.
+ *
+ * When the view's version cannot be checked out (a run longer than the versions compaction keeps), the
+ * live table answers, and its ids are still cut to the chunks the view holds and shows the caller.
+ */
+export async function denseLeg(view: LanceDbSearchView, pinned: PinnedTable, liveTable: Table, query: DenseLegQuery): Promise<string[]> {
+  const ids = await pinned
+    .at(view.snapshot)
+    .then((table) => rankByCosine(table, query))
+    .catch(() => rankByCosine(liveTable, query));
+  const callerGroups = new Set(query.visibleGroups);
+  return ids.filter((id) => view.isVisible(id, callerGroups));
+}
+
+/** LanceDB filters before the vector search by default (prefilter), so `limit` visible rows come back. */
+async function rankByCosine(table: Table, { vector, limit, visibleGroups, hasGroupsColumn }: DenseLegQuery): Promise<string[]> {
+  let search = table.vectorSearch(vector).column('dense').distanceType('cosine');
+  if (hasGroupsColumn) search = search.where(visibilityWhere(visibleGroups));
+  const rows = await search.select(['id']).limit(limit).toArray();
+  return rows.map((row: { id: string }) => row.id);
+}

@@ -47,7 +47,8 @@ export class ChunkPayloads {
   private sourceOfRow: number[] = [];
   private groupsOfRow: number[] = [];
   private readonly sources = new Interned<string>((source) => source);
-  private readonly groupLists = new Interned<readonly string[]>((groups) => groups.join('\n'));
+  // JSON, not a join: a group named "a\nb" must not share a number with the two groups a and b.
+  private readonly groupLists = new Interned<readonly string[]>((groups) => JSON.stringify(groups));
 
   /** Payloads from toSections' arrays, row i being ids[i]'s; the byte arrays are used in place. */
   static fromSections(ids: readonly string[], sections: ChunkPayloadSections): ChunkPayloads {

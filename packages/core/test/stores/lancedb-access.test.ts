@@ -113,6 +113,21 @@ describe('LanceDbStore with access groups', () => {
     expect(await store.count()).toBe(31);
   });
 
+  it('never mistakes one group whose name holds a line break for the two groups it would join', async () => {
+    const store = await openStore();
+    const twoGroups = chunk('two.md', 0, 'quarterly budget', ['finance', 'hr'], [1, 0]);
+    const oneGroup = chunk('one.md', 0, 'quarterly budget', ['finance\nhr'], [1, 0]);
+    await store.upsert([twoGroups]);
+    await store.upsert([oneGroup]);
+    await store.saveSearchView();
+    const budget = { sparse: encodeQuery('quarterly budget'), limit: 5, prefetchLimit: 5 };
+    for (const searcher of [store, await openStore()]) {
+      expect(sources(await searcher.search({ ...budget, visibleGroups: ['hr'] }))).toEqual(['two.md']);
+      expect(sources(await searcher.search({ ...budget, visibleGroups: ['finance\nhr'] }))).toEqual(['one.md']);
+      expect((await searcher.getChunks([oneGroup.id, twoGroups.id], ['finance'])).map((each) => each.source)).toEqual(['two.md']);
+    }
+  });
+
   it('reports no groups for a document whose chunks disagree (an update cut short), so the next sync rewrites them', async () => {
     const store = await openStore();
     await store.upsert([chunk('a.md', 0, 'one', ['hr'], [1, 0]), chunk('a.md', 1, 'two', [], [1, 0])]);

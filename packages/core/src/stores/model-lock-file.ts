@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ContextLock, EmbeddingModelLock } from '../domain.ts';
-import { temporaryPathFor } from './temporary-files.ts';
+import { removeAbandonedTemporaries, temporaryPathFor } from './temporary-files.ts';
 
 /** What an embedded collection records about the model that filled it; `null` model = sparse only. */
 export interface RecordedModel {
@@ -34,6 +34,7 @@ export function recordOf(lock: EmbeddingModelLock | null, context: ContextLock |
 /** Written to a temporary file then renamed: readers checking the table's identity on every query never see half a file. */
 export async function writeRecordedModel(path: string, recorded: RecordedModel): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
+  await removeAbandonedTemporaries(path);
   const temporary = temporaryPathFor(path);
   try {
     await writeFile(temporary, `${JSON.stringify(recorded, null, 2)}\n`);

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
+import { removeAbandonedTemporaries, temporaryPathFor } from './temporary-files.ts';
 
 /** The typed arrays a sections file holds, each stored as its raw bytes. */
 export type Section = Uint8Array | Int32Array | Uint32Array | Float32Array;
@@ -25,7 +25,8 @@ interface Header<Meta> {
  * A file of named typed arrays plus a JSON `meta`: the magic, the header's length (u32 LE), the header,
  * then each array's bytes at an 8-byte-aligned offset. Reading it is one read and a view per array, no
  * parsing, which is what makes a 100k-chunk search view load in a fraction of a second. Written to a
- * temporary file then renamed, so a reader sees the old file or the new one, never half of one.
+ * temporary file then renamed, so a reader sees the old file or the new one, never half of one; the
+ * temporary files of earlier saves that were killed before their rename are removed first.
  */
 export async function writeSectionsFile(path: string, meta: unknown, sections: Sections): Promise<void> {
   const entries = Object.entries(sections).map(([name, array]) => ({ name, type: typeNameOf(array), length: array.length }));
@@ -33,7 +34,8 @@ export async function writeSectionsFile(path: string, meta: unknown, sections: S
   const lead = Buffer.alloc(MAGIC.length + 4);
   lead.write(MAGIC, 0, 'latin1');
   lead.writeUInt32LE(header.length, MAGIC.length);
-  const temporary = `${path}.${randomUUID()}.tmp`;
+  await removeAbandonedTemporaries(path);
+  const temporary = temporaryPathFor(path);
   try {
     await writeArrays(temporary, [lead, header], Object.values(sections));
     await rename(temporary, path);

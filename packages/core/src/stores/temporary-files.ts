@@ -3,10 +3,11 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
- * A temporary file not written to for this long belongs to a save that was killed (SIGKILL, a lost node)
- * between writing it and renaming it: no save of a search view takes anywhere near as long.
+ * A temporary file not written to for this long belongs to a save that was killed (SIGKILL, OOM, a lost
+ * node) between writing it and renaming it: a save writes its file without pause, and even the final sync
+ * of a million-chunk view (hundreds of MB) takes seconds.
  */
-export const ABANDONED_AFTER_MS = 10 * 60_000;
+export const ABANDONED_AFTER_MS = 60_000;
 
 /** Where a save of `path` writes before renaming: beside it, so that the rename is atomic. */
 export function temporaryPathFor(path: string): string {

@@ -1,8 +1,9 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readSectionsFile, readSectionsMeta, writeSectionsFile } from '../../src/stores/sections-file.ts';
+import { ABANDONED_AFTER_MS } from '../../src/stores/temporary-files.ts';
 
 let folder: string;
 let path: string;
@@ -51,6 +52,20 @@ describe('sections file', () => {
     await mkdir(path);
     await expect(writeSectionsFile(path, { version: 1 }, sections)).rejects.toThrow();
     expect(await readdir(folder)).toEqual(['view']);
+  });
+
+  it('removes the temporary files that killed saves left, not the one a save in progress writes', async () => {
+    const killed = ['view.2f1c.tmp', 'view.9a0e.tmp'];
+    for (const name of killed) {
+      await writeFile(join(folder, name), 'half a view');
+      const beforeTheLimit = new Date(Date.now() - ABANDONED_AFTER_MS - 1000);
+      await utimes(join(folder, name), beforeTheLimit, beforeTheLimit);
+    }
+    await writeFile(join(folder, 'view.5d7b.tmp'), 'a save in progress');
+    await writeFile(join(folder, 'other.1234.tmp'), 'not a save of this file');
+    await writeSectionsFile(path, { version: 1 }, sections);
+    expect((await readdir(folder)).sort()).toEqual(['other.1234.tmp', 'view', 'view.5d7b.tmp']);
+    expect((await readSectionsFile(path))?.meta).toEqual({ version: 1 });
   });
 
   it('reads a missing, cut short or foreign file as nothing, never as wrong arrays', async () => {

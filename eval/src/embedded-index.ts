@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { Answerer, chunkMarkdown, contextualText, createChunkContexts, NO_CONTEXT, type ChunkContexts, createChatModel, createEmbedder, createReranker, createStore, encodeDocument, fusionOf, ingest, PUBLIC_ONLY, RagError, Retriever, Telemetry, type Config, type Embedder, type IndexedChunk, type Logger, type RrfParameters, type SearchHit, type VectorStore } from '@rag/core';
 import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough } from '@rag/core/ingestion';
 import type { ChatReply, EvalBackend, EvalPassage } from './backend.ts';
+import { CachedEmbedder } from './embedding-cache.ts';
 import type { GoldenCorpus } from './golden-set.ts';
 
 /**
@@ -34,14 +35,16 @@ export class EmbeddedIndex implements EvalBackend {
     this.description = `in process, embedded ${store.name}: ${dense}${rerank}${context}`;
   }
 
-  static async open(baseConfig: Config, logger: Logger): Promise<EmbeddedIndex> {
+  /** `embeddingCache`: a folder where passage embeddings are kept between runs (see embedding-cache.ts). */
+  static async open(baseConfig: Config, logger: Logger, options: { embeddingCache?: string } = {}): Promise<EmbeddedIndex> {
     const dataDir = await mkdtemp(join(tmpdir(), 'rag-eval-'));
     const config: Config = { ...baseConfig, RAG_DATA_DIR: dataDir, QDRANT_URL: undefined };
     const telemetry = new Telemetry();
     const store = await createStore(config);
     try {
       await shareModelCache(baseConfig, dataDir);
-      const embedder = await createEmbedder(config, logger);
+      const modelEmbedder = await createEmbedder(config, logger);
+      const embedder = modelEmbedder && options.embeddingCache ? await CachedEmbedder.open(modelEmbedder, options.embeddingCache) : modelEmbedder;
       const reranker = await createReranker(config);
       const contexts = await createChunkContexts(config, logger);
       await store.open(embedder ? await embedder.describe() : null, { context: contexts?.lock ?? NO_CONTEXT });

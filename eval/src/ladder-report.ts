@@ -66,8 +66,8 @@ export function ladderMarkdown(entries: LadderEntry[], notes: string | undefined
     const broken = setEntries.filter((entry) => !entry.legsReproduceStore);
     if (broken.length > 0) lines.push(`**Warning**: re-fusing the stored legs did not reproduce the store's plain RRF for ${broken.map((entry) => shortModel(entry.model)).join(', ')}: the tuned row may not be what the store would return.`, '');
   }
-  lines.push('## Runtime', '', '| set | model | chunks | index (s) | every mode, every query (s) |', '| --- | --- | --- | --- | --- |');
-  for (const entry of entries) lines.push(`| ${entry.set} | ${shortModel(entry.model)} | ${entry.chunks} | ${entry.indexSeconds.toFixed(1)} | ${entry.querySeconds.toFixed(1)} |`);
+  lines.push('## Runtime', '', 'On this machine (2 shared cores). Index time includes embedding the passages unless they came from the eval\'s embedding cache (`.cache/eval-embeddings`).', '', '| set | model | chunks | index (s) | passages from cache | every mode, every query (s) |', '| --- | --- | --- | --- | --- | --- |');
+  for (const entry of entries) lines.push(`| ${entry.set} | ${shortModel(entry.model)} | ${entry.chunks} | ${entry.indexSeconds.toFixed(1)} | ${entry.cachedEmbeddings} | ${entry.querySeconds.toFixed(1)} |`);
   lines.push('', ...(notes ? ['## Findings', '', notes.trim(), ''] : []));
   return `${lines.join('\n').trimEnd()}\n`;
 }

@@ -1,6 +1,8 @@
+import { fileURLToPath } from 'node:url';
 import { DEFAULT_RRF, type Config, type Logger, type RrfParameters } from '@rag/core';
 import type { EvalBackend } from './backend.ts';
 import { describeFusion, EmbeddedIndex } from './embedded-index.ts';
+import { CachedEmbedder } from './embedding-cache.ts';
 import { QueryLegs } from './fusion-legs.ts';
 import { metricsWith, tuneFusion, type LegsOfQuery, type TuningOutcome } from './fusion-tuning.ts';
 import { objective, summarize, type JudgedQuery, type RetrievalTask, type TaskMetrics } from './retrieval-task.ts';
@@ -27,6 +29,8 @@ export interface LadderEntry {
   indexSeconds: number;
   /** Seconds to search every query once in every mode (legs for tuning included). */
   querySeconds: number;
+  /** Passage embeddings read from the eval's cache rather than computed (indexSeconds is then not the model's cost). */
+  cachedEmbeddings: number;
   rows: LadderRow[];
   tuning: Omit<TuningOutcome, 'parametersFor'>;
   /** False when re-fusing the stored legs did not reproduce the store's own plain RRF ranking (a bug to look at). */
@@ -60,9 +64,13 @@ async function crossFitted(index: EmbeddedIndex, task: RetrievalTask, tuning: Tu
   return summarize(task.kind, scores);
 }
 
-export async function runLadder(target: LadderTarget, model: string, baseConfig: Config, logger: Logger): Promise<LadderEntry> {
+/** Where the ladder keeps passage embeddings between runs (git-ignored, like every .cache). */
+export const EMBEDDING_CACHE = fileURLToPath(new URL('../../.cache/eval-embeddings', import.meta.url));
+
+export async function runLadder(target: LadderTarget, model: string, baseConfig: Config, logger: Logger, embeddingCache: string | undefined = EMBEDDING_CACHE): Promise<LadderEntry> {
   const { task } = target;
-  const index = await EmbeddedIndex.open({ ...baseConfig, EMBED_MODEL: model, EMBED_URL: undefined, RERANK_URL: undefined, RERANK_MODEL: undefined }, logger);
+  const config = { ...baseConfig, EMBED_MODEL: model, EMBED_URL: undefined, RERANK_URL: undefined, RERANK_MODEL: undefined };
+  const index = await EmbeddedIndex.open(config, logger, { embeddingCache });
   try {
     if (!index.embedder) throw new Error(`the model ${model} gave no embedder`);
     const indexStarted = performance.now();
@@ -89,6 +97,7 @@ export async function runLadder(target: LadderTarget, model: string, baseConfig:
       chunks,
       indexSeconds,
       querySeconds,
+      cachedEmbeddings: index.embedder instanceof CachedEmbedder ? index.embedder.counts.cached : 0,
       rows,
       tuning: tuningReport,
       legsReproduceStore: Math.abs(objective(task.kind, reFused) - objective(task.kind, hybrid)) < 1e-9 && reFused.hitAt5 === hybrid.hitAt5,

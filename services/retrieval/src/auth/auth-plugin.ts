@@ -1,8 +1,9 @@
-import rateLimit from '@fastify/rate-limit';
 import { RagError } from '@rag/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeys } from './api-keys.ts';
-import './caller.ts';
+import type { Caller } from './caller.ts';
+import { FailedAuthThrottle } from './failed-auth-throttle.ts';
+import { KeyRateLimits, type BudgetState } from './key-rate-limit.ts';
 
 /**
  * Routes that answer without a key: the probes, the Prometheus scrape (counts and durations, no document
@@ -17,6 +18,16 @@ export function bearerKey(header: string | undefined): string | undefined {
   return /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header ?? '')?.[1];
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The units a request takes from its key's rate limit, read from the parsed body: a route that sets it
+     * is charged once its body is read (preHandler) instead of on arrival. Unset: one unit per request.
+     */
+    rateLimitCost?: (body: unknown) => number;
+  }
+}
+
 function needsKey(request: FastifyRequest): boolean {
   const route = request.routeOptions.url;
   // No route (a 404) holds no data: it answers RAG_NOT_FOUND with or without a key.
@@ -25,37 +36,53 @@ function needsKey(request: FastifyRequest): boolean {
 
 /**
  * Sets `request.caller` on every request: undefined without an auth file. With one, a data route needs a
- * matching key (401 RAG_UNAUTHENTICATED otherwise), then passes a per-key rate limit (429 RAG_RATE_LIMITED).
+ * matching key (401 RAG_UNAUTHENTICATED otherwise; 429 RAG_AUTH_THROTTLED once an address has sent too many
+ * wrong keys), then passes a per-key rate limit (429 RAG_RATE_LIMITED).
  */
 export function registerAuth(app: FastifyInstance, apiKeys: ApiKeys | undefined): void {
   app.decorateRequest('caller', undefined);
   if (!apiKeys) return;
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  const budgets = new KeyRateLimits(apiKeys);
+  const failures = new FailedAuthThrottle(apiKeys.windowMs);
+  app.addHook('onRequest', async (request, reply) => {
     if (!needsKey(request)) return;
-    const header = request.headers.authorization;
-    const presented = bearerKey(header);
-    const caller = presented === undefined ? undefined : apiKeys.match(presented);
-    if (caller) {
-      request.caller = caller;
-      return;
-    }
-    reply.header('www-authenticate', header === undefined ? 'Bearer realm="rag"' : 'Bearer realm="rag", error="invalid_token"');
-    throw new RagError('RAG_UNAUTHENTICATED', header === undefined ? 'The request has no Authorization header.' : 'The key is not valid.');
+    request.caller = await authenticate(request, reply, apiKeys, failures);
+    if (!request.routeOptions.config.rateLimitCost) await charge(request.caller, reply, budgets, 1);
   });
-  // In memory, per replica: the limit holds per pod, so N replicas admit up to N times it behind a Service.
-  app.register(rateLimit, {
-    global: false,
-    timeWindow: apiKeys.windowMs,
-    keyGenerator: (request) => request.caller?.name ?? '',
-    max: async (_request, name) => apiKeys.limitOf(name),
-    // Open routes and failed authentications carry no caller and are not counted.
-    allowList: (request) => request.caller === undefined,
-    errorResponseBuilder: (request, context) =>
-      new RagError('RAG_RATE_LIMITED', `Key "${request.caller?.name}" may send ${context.max} requests a minute; retry in ${context.after}.`),
+  app.addHook('preHandler', async (request, reply) => {
+    const cost = request.routeOptions.config.rateLimitCost;
+    if (request.caller && cost) await charge(request.caller, reply, budgets, cost(request.body));
   });
-  // The limiter's hook exists once the plugin has loaded; added after the authentication hook, it runs after it.
-  app.after((error) => {
-    if (error) throw error;
-    app.addHook('onRequest', app.rateLimit());
-  });
+}
+
+async function authenticate(request: FastifyRequest, reply: FastifyReply, apiKeys: ApiKeys, failures: FailedAuthThrottle): Promise<Caller> {
+  const header = request.headers.authorization;
+  const presented = bearerKey(header);
+  const caller = presented === undefined ? undefined : apiKeys.match(presented);
+  if (caller) return caller;
+  // A request without credentials is no guess; a wrong or malformed one is, and counts against its address.
+  const waitSeconds = header === undefined ? undefined : await failures.recordFailure(request.ip);
+  if (waitSeconds !== undefined) {
+    reply.header('retry-after', waitSeconds);
+    throw new RagError('RAG_AUTH_THROTTLED', `Too many wrong API keys from this address; retry in ${waitSeconds} s with a valid key.`);
+  }
+  reply.header('www-authenticate', header === undefined ? 'Bearer realm="rag"' : 'Bearer realm="rag", error="invalid_token"');
+  throw new RagError('RAG_UNAUTHENTICATED', header === undefined ? 'The request has no Authorization header.' : 'The key is not valid.');
+}
+
+/** Takes `cost` units from the caller's budget; past it, 429 RAG_RATE_LIMITED with Retry-After. */
+async function charge(caller: Caller, reply: FastifyReply, budgets: KeyRateLimits, cost: number): Promise<void> {
+  const budget = await budgets.charge(caller.name, cost);
+  setBudgetHeaders(reply, budget);
+  if (budget.allowed) return;
+  reply.header('retry-after', budget.resetSeconds);
+  const asked = cost === 1 ? '' : ` (this request carries ${cost})`;
+  throw new RagError('RAG_RATE_LIMITED', `Key "${caller.name}" may send ${budget.limit} requests or MCP messages a minute${asked}; retry in ${budget.resetSeconds} s.`);
+}
+
+/** The de-facto X-RateLimit-* headers, as @fastify/rate-limit sent them before. */
+function setBudgetHeaders(reply: FastifyReply, budget: BudgetState): void {
+  reply.header('x-ratelimit-limit', budget.limit);
+  reply.header('x-ratelimit-remaining', budget.remaining);
+  reply.header('x-ratelimit-reset', budget.resetSeconds);
 }

@@ -64,7 +64,11 @@ function formatPassages(passages: Array<ReturnType<typeof scoredJson>>): string 
   return passages.map((p) => `[${p.source}#${p.chunk_index}] (${p.heading_path}, score ${p.score.toFixed(3)})\n${p.text}`).join('\n\n---\n\n');
 }
 
-/** The four tools of the suite over one caller's view of the index; stdio and HTTP (/mcp) both build it. */
+/**
+ * The four tools of the suite over one caller's view of the index; stdio and HTTP (/mcp) both build it.
+ * Each passes the SDK's `extra.signal` (aborted by notifications/cancelled or a closed transport) down to
+ * its dependency calls, so a call nobody waits for any more stops.
+ */
 export function createMcpServer(context: McpToolContext): McpServer {
   const server = new McpServer(MCP_SERVER_INFO);
   const { retriever, answerer, passages, storeGate, defaultK, visibleGroups } = context;
@@ -82,11 +86,11 @@ export function createMcpServer(context: McpToolContext): McpServer {
       },
       outputSchema: { passages: z.array(scoredPassage), reranked: z.boolean().optional() },
     },
-    ({ query, k, source_prefix: prefix }) =>
+    ({ query, k, source_prefix: prefix }, { signal }) =>
       guarded(async () => {
-        await storeGate?.ready();
+        await storeGate?.ready(signal);
         const wanted = k ?? defaultK;
-        const { hits, reranked } = await retriever.retrieve(query, prefix ? Math.max(PREFIX_CANDIDATES, wanted) : wanted, visibleGroups);
+        const { hits, reranked } = await retriever.retrieve(query, prefix ? Math.max(PREFIX_CANDIDATES, wanted) : wanted, visibleGroups, signal);
         const found = (prefix ? hits.filter((hit) => hit.source.startsWith(prefix)) : hits).slice(0, wanted).map(scoredJson);
         return result({ passages: found, ...(reranked === undefined ? {} : { reranked }) }, formatPassages(found));
       }),
@@ -103,10 +107,10 @@ export function createMcpServer(context: McpToolContext): McpServer {
       },
       outputSchema: { answer: z.string(), citations: z.array(citation), mode: z.enum(['llm', 'extractive']), covered: z.boolean() },
     },
-    ({ question, k }) =>
+    ({ question, k }, { signal }) =>
       guarded(async () => {
-        await storeGate?.ready();
-        const answer = await answerer.answer(question, k ?? defaultK, visibleGroups);
+        await storeGate?.ready(signal);
+        const answer = await answerer.answer(question, k ?? defaultK, visibleGroups, signal);
         const citations = answer.citations.map((c) => ({
           source: c.source,
           heading_path: c.headingPath,
@@ -127,9 +131,9 @@ export function createMcpServer(context: McpToolContext): McpServer {
       inputSchema: { prefix: z.string().optional().describe('keep only sources starting with this') },
       outputSchema: { sources: z.array(z.object({ source: z.string(), chunks: z.number().int() })) },
     },
-    ({ prefix }) =>
+    ({ prefix }, { signal }) =>
       guarded(async () => {
-        await storeGate?.ready();
+        await storeGate?.ready(signal);
         const sources = await passages.listSources(visibleGroups, prefix);
         return result({ sources }, sources.length === 0 ? 'No document.' : sources.map((s) => `${s.source} (${s.chunks} chunks)`).join('\n'));
       }),
@@ -148,10 +152,10 @@ export function createMcpServer(context: McpToolContext): McpServer {
       },
       outputSchema: { passage: chunkObject, before: z.array(chunkObject), after: z.array(chunkObject) },
     },
-    ({ source, chunk_index: chunkIndex, neighbours }) =>
+    ({ source, chunk_index: chunkIndex, neighbours }, { signal }) =>
       guarded(async () => {
-        await storeGate?.ready();
-        const found = await passages.passage(source, chunkIndex, visibleGroups, neighbours ?? 1);
+        await storeGate?.ready(signal);
+        const found = await passages.passage(source, chunkIndex, visibleGroups, neighbours ?? 1, signal);
         const structured = { passage: passageJson(found.passage), before: found.before.map(passageJson), after: found.after.map(passageJson) };
         const context = [...found.before, found.passage, ...found.after];
         return result(structured, context.map((c) => `[${c.source}#${c.chunkIndex}] ${c.headingPath}\n${c.text}`).join('\n\n---\n\n'));

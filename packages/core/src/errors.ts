@@ -69,6 +69,11 @@ export const errorCatalog = {
     message:
       'The folder\'s .rag-access.yaml cannot be read, so nothing was indexed (restricted documents must never be indexed as public). Expected: `rules: [{path: "hr/**", groups: [hr]}]`, each rule with a glob and at least one group.',
   },
+  RAG_ACCESS_WOULD_PUBLISH: {
+    status: 409,
+    message:
+      'Restricted documents were left as they are instead of being made public: the folder has no .rag-access.yaml, yet the index holds them with access groups (a renamed, moved or deleted access file). Restore the file; to make them public on purpose, run again with --allow-publish (or keep a .rag-access.yaml with `rules: []`). The ingest command exits 1.',
+  },
   RAG_DOCUMENT_UNREADABLE: { status: 422, message: 'The document could not be converted to text.' },
   RAG_DOCUMENT_TOO_LARGE: {
     status: 413,
@@ -77,7 +82,7 @@ export const errorCatalog = {
   RAG_DOCUMENT_TOO_COMPLEX: {
     status: 422,
     message:
-      'The DOCX or PPTX archive inflates past the limits of the embedded converter (decompressed size or number of entries, see docs/ingestion.md) and was not indexed: a zip bomb, or a document to split.',
+      'The document is past the limits set on converting and parsing it (a DOCX or PPTX archive that inflates too far, Markdown or HTML nested too deep, a line too long; see docs/ingestion.md#limits) and was not indexed; its previous points, if any, are kept: a hostile file, or a document to split.',
   },
   RAG_PRUNE_REFUSED: {
     status: 409,

@@ -1,5 +1,6 @@
 import type { Chunk } from '../domain.ts';
 import { chunkId } from './chunk-id.ts';
+import { assertMarkdownWithinLimits } from './markdown-limits.ts';
 import { sectionText, splitMarkdownLayouts } from './markdown-sections.ts';
 import { prefixChunkText } from './prefix.ts';
 import { carriedTableHeader } from './table-header.ts';
@@ -8,9 +9,11 @@ import { splitTextSpans, type SplitOptions } from './split-text.ts';
 /**
  * Sections by heading, then size-split per section; chunk_index counts across the whole document.
  * The splitter measures LangChain's section text so chunk boundaries (and ids) stay the Python
- * pipeline's; the restored code indentation rides along without moving them.
+ * pipeline's; the restored code indentation rides along without moving them. A document nested too
+ * deep or with too long a line is refused before parsing (RAG_DOCUMENT_TOO_COMPLEX, see markdown-limits.ts).
  */
 export function chunkMarkdown(markdown: string, source: string, options: SplitOptions): Chunk[] {
+  assertMarkdownWithinLimits(markdown);
   const pieces = splitMarkdownLayouts(markdown).flatMap((layout) =>
     splitTextSpans(layout.langchainText, options).map(({ start, end }) => {
       const header = carriedTableHeader(layout.langchainText, start);

@@ -61,6 +61,13 @@ const MAX_HEADING_LEVEL = 3;
 const NON_PRINTABLE = /(?! )[\p{C}\p{Z}]/gu;
 const FENCE_ONLY = /^(`{3,}|~{3,})$/;
 const PARAGRAPH_JOIN = '  \n';
+/**
+ * Only block structure is read (ATX headings, fenced code), so micromark's inline constructs are
+ * switched off: they are where its super-linear paths are (40 kB of `*a` took 8 s in `attention`,
+ * unmatched backticks and brackets likewise), and none of them changes where a block starts or ends.
+ * https://github.com/micromark/micromark#extension (`disable.null`)
+ */
+const BLOCKS_ONLY = { disable: { null: ['attention', 'autolink', 'codeText', 'hardBreakEscape', 'htmlText', 'labelEnd', 'labelStartImage', 'labelStartLink'] } };
 
 /** LangChain's per-line cleaning: Python strip(), then delete what `str.isprintable()` rejects. */
 export function cleanLine(line: string): string {
@@ -195,7 +202,7 @@ function lineIndexOf(source: Source, point: Point): number {
 function lineRoles(markdown: string, lines: string[]): LineRole[] {
   const source = sourceOf(markdown, lines);
   const roles: LineRole[] = lines.map(() => ({ kind: 'text' }));
-  const root = fromMarkdown(markdown) as MdNode;
+  const root = fromMarkdown(markdown, { extensions: [BLOCKS_ONLY] }) as MdNode;
   for (const node of root.children ?? []) {
     const heading = atxHeading(node, source);
     if (heading) roles[heading.line] = heading.role;

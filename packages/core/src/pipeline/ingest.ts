@@ -9,6 +9,7 @@ import { isRagError, RagError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { DocumentSource, SourceDocument } from '../sources/document-source.ts';
 import type { VectorStore } from '../stores/vector-store.ts';
+import { asDocumentFault } from './document-faults.ts';
 import { contentHashOf, vectorizeChunks, type ChunkOptions } from './index-document.ts';
 import { IngestSummary } from './ingest-summary.ts';
 import { IngestWriter, isWhole, type WriteCompletion } from './ingest-writer.ts';
@@ -115,6 +116,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       maxPruneRatio: options.maxPruneRatio ?? DEFAULT_MAX_PRUNE_RATIO,
       forcePrune: options.forcePrune ?? false,
       onPlannedPrune: options.onPlannedPrune,
+      forget: options.contexts?.forget?.bind(options.contexts),
       signal: options.signal,
     });
   }
@@ -200,15 +202,15 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
   assertWithinSize(bytes.length, maxFileBytes);
   const contentHash = contentHashOf(bytes);
   if (checkChanges && previous.contentHash === contentHash) return keepContent(document, previous, run);
-  const markdown = await converter.toMarkdown(bytes, document.uri, options.signal);
-  const chunks = chunkMarkdown(markdown, document.uri, options.chunking);
+  const markdown = await asDocumentFault(() => converter.toMarkdown(bytes, document.uri, options.signal));
+  const chunks = await asDocumentFault(() => chunkMarkdown(markdown, document.uri, options.chunking));
   summary.chunks += chunks.length;
   if (options.dryRun) {
     options.logger.info({ uri: document.uri, chunks: chunks.length }, 'dry run');
     options.onPlanned?.(document.uri, chunks.length);
     return undefined;
   }
-  const contexts = options.contexts ? await contextsOf(options.contexts, { uri: document.uri, markdown, contentHash }, chunks, run) : undefined;
+  const contexts = options.contexts ? await contextsOf(options.contexts, { uri: document.uri, markdown, contentHash, groups: document.groups }, chunks, run) : undefined;
   // A chunk left without its context (gateway failure, token budget) is written with no document version,
   // so the next run syncs the document again: the cache answers its other chunks.
   const complete = contexts === undefined || contexts.failed + contexts.deferred === 0;

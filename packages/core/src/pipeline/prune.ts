@@ -1,8 +1,8 @@
 import { inBatches } from '../batches.ts';
 import type { IndexedDocument } from '../domain.ts';
-import type { ErrorCode } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { VectorStore } from '../stores/vector-store.ts';
+import { DOCUMENT_FAULTS } from './document-faults.ts';
 import type { IngestSummary, PruneRefusal } from './ingest-summary.ts';
 
 export interface PruneOptions {
@@ -15,13 +15,13 @@ export interface PruneOptions {
   forcePrune: boolean;
   /** A dry run: each document pruning would remove, with its points. */
   onPlannedPrune?: ((uri: string, points: number) => void) | undefined;
+  /** What else keeps something of a document (the context cache) forgets the documents pruned. */
+  forget?: ((sources: readonly string[]) => Promise<void>) | undefined;
   signal?: AbortSignal | undefined;
 }
 
 /** Ids per delete call when pruning, to keep each request (an `id IN (…)` filter in LanceDB) small. */
 const PRUNE_BATCH = 1000;
-/** Failures of the document itself, which keeps its own points: they do not stand in the way of pruning. */
-const DOCUMENT_FAULTS = new Set<ErrorCode>(['RAG_DOCUMENT_UNREADABLE', 'RAG_DOCUMENT_TOO_LARGE', 'RAG_DOCUMENT_TOO_COMPLEX']);
 /** Documents named in a refusal, as examples of what the listing lost. */
 const EXAMPLES = 3;
 
@@ -61,6 +61,7 @@ export async function pruneDeleted(indexed: ReadonlyMap<string, IndexedDocument>
     await options.store.deleteByIds(batch);
     summary.deletes += batch.length;
   }
+  await options.forget?.(deleted.map((document) => document.source));
 }
 
 function logPrune(document: IndexedDocument, options: PruneOptions): void {

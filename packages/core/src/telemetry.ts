@@ -35,16 +35,17 @@ export class Telemetry {
     advice: { explicitBucketBoundaries: [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1] },
   });
   private readonly requests: Counter = this.meter.createCounter('rag.retrieval.requests', {
-    description: 'API requests by route and outcome (ok|client_error|dependency_error|error), and key: the API key\'s name when RAG_AUTH_FILE is set.',
+    // No API key name here: /metrics answers without a key, and the names of RAG_AUTH_FILE tell who uses the
+    // service. The request log carries the name of each request's key.
+    description: 'API requests by route and outcome (ok|client_error|dependency_error|error).',
   });
 
   private readonly rerankFallbacks: Counter = this.meter.createCounter('rag.retrieval.rerank.fallbacks', {
     description: 'Retrievals answered from the fused ranking because the reranker failed or is known to be down, by error.type (the RAG_* code).',
   });
 
-  /** `key` is the name of the caller's API key: as many values as RAG_AUTH_FILE has keys, never the key itself. */
-  recordRequest(route: string, outcome: string, key?: string): void {
-    this.requests.add(1, key === undefined ? { route, outcome } : { route, outcome, key });
+  recordRequest(route: string, outcome: string): void {
+    this.requests.add(1, { route, outcome });
   }
 
   /** One retrieval that skipped the reranker (RERANK_FALLBACK=fused); `code` is the failure that took it down. */

@@ -28,7 +28,28 @@ export interface AppDependencies {
   isDraining?: (() => boolean) | undefined;
   /** RAG_AUTH_FILE's keys: data routes then need `Authorization: Bearer <key>`. Absent: open, `request.caller` undefined. */
   apiKeys?: ApiKeys | undefined;
+  /** Default HTTP_TIMEOUTS; shorter in tests. */
+  httpTimeouts?: Partial<HttpTimeouts> | undefined;
+  /** How long one round of readiness checks answers /readyz (default 1 s; 0 in tests that switch dependencies). */
+  readinessCacheMs?: number | undefined;
 }
+
+export interface HttpTimeouts {
+  /** The whole request, headers and body, must arrive within this: 408 RAG_REQUEST_TIMEOUT, connection closed. */
+  requestMs: number;
+  /** A connection with no byte either way for this long is closed, whatever it is doing. */
+  idleMs: number;
+  /** How often Node looks for requests past `requestMs`: a late request is cut at most this much later. */
+  checkIntervalMs: number;
+}
+
+/**
+ * Fastify leaves both timeouts off (0), so a client that sends headers and never the body holds its socket
+ * for ever (https://fastify.dev/docs/latest/Reference/Server/#requesttimeout). Bodies are at most 64 KiB:
+ * 30 s is generous for them. The idle bound must outlast the longest silent wait of a request, a
+ * non-streamed answer from the gateway (GATEWAY_TIMEOUT_MS, 5 min by default), so it is twice that.
+ */
+export const HTTP_TIMEOUTS: HttpTimeouts = { requestMs: 30_000, idleMs: 10 * 60_000, checkIntervalMs: 5_000 };
 
 function outcomeOf(status: number): string {
   if (status < 400) return 'ok';
@@ -36,16 +57,26 @@ function outcomeOf(status: number): string {
   return status < 500 ? 'client_error' : 'error';
 }
 
+/**
+ * Fastify's requestTimeout and connectionTimeout (Node's server.requestTimeout and server.timeout,
+ * https://nodejs.org/api/http.html#serverrequesttimeout), and the check interval that Node takes only at
+ * http.createServer (`http` option).
+ */
+function timeoutOptions(overrides: Partial<HttpTimeouts> = {}) {
+  const { requestMs, idleMs, checkIntervalMs } = { ...HTTP_TIMEOUTS, ...overrides };
+  return { requestTimeout: requestMs, connectionTimeout: idleMs, http: { requestTimeout: requestMs, connectionsCheckingInterval: checkIntervalMs } };
+}
+
 /** The retrieval API, built from ports only: tests wire it with local adapters and real HTTP. */
 export function buildApp(deps: AppDependencies): FastifyInstance {
-  const app = Fastify({ loggerInstance: deps.logger as FastifyBaseLogger, bodyLimit: 64 * 1024, disableRequestLogging: true, ...frameworkErrorOptions });
+  const app = Fastify({ loggerInstance: deps.logger as FastifyBaseLogger, bodyLimit: 64 * 1024, disableRequestLogging: true, ...timeoutOptions(deps.httpTimeouts), ...frameworkErrorOptions });
   // JSON only: any other media type is refused with 415 instead of reaching the routes as a string.
   app.removeContentTypeParser('text/plain');
   registerErrorHandlers(app);
   registerAuth(app, deps.apiKeys);
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unknown';
-    deps.telemetry.recordRequest(route, outcomeOf(reply.statusCode), request.caller?.name);
+    deps.telemetry.recordRequest(route, outcomeOf(reply.statusCode));
     // `key` is the key's name from RAG_AUTH_FILE, never the key itself.
     request.log.info({ method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime), key: request.caller?.name }, 'request');
   });
@@ -54,7 +85,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   registerMcpRoute(app, deps);
   registerOpenAiRoutes(app, deps);
   registerOpenApiRoute(app);
-  registerHealthRoutes(app, deps.readinessChecks, { isDraining: deps.isDraining });
+  registerHealthRoutes(app, deps.readinessChecks, { isDraining: deps.isDraining, cacheMs: deps.readinessCacheMs });
   registerMetricsRoute(app, deps.telemetry);
   registerWebRoutes(app);
   return app;

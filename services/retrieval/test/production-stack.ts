@@ -63,6 +63,8 @@ export interface ProductionStackOptions {
   folder?: string;
   /** Data routes then need a key (RAG_AUTH_FILE). */
   apiKeys?: ApiKeys;
+  /** How long /readyz reuses one round of checks; default 0, so a switched dependency shows on the next call. */
+  readinessCacheMs?: number;
 }
 
 export async function startProductionStack(options: ProductionStackOptions = {}): Promise<ProductionStack> {
@@ -100,6 +102,7 @@ export async function startProductionStack(options: ProductionStackOptions = {})
       logger,
       isDraining,
       apiKeys: options.apiKeys,
+      readinessCacheMs: options.readinessCacheMs ?? 0,
     });
     return { app, url: await app.listen({ port: 0, host: '127.0.0.1' }) };
   };

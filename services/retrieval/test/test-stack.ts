@@ -5,7 +5,7 @@ import { Answerer, createLogger, ingest, PassageReader, Retriever, Telemetry, ty
 import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough } from '@rag/core/ingestion';
 import { LanceDbStore } from '@rag/core/embedded';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.ts';
+import { buildApp, type HttpTimeouts } from '../src/app.ts';
 import type { ApiKeys } from '../src/auth/api-keys.ts';
 
 export const handbookFolder = new URL('./fixtures/handbook/', import.meta.url).pathname;
@@ -45,6 +45,8 @@ export async function startTestStack(options: {
   apiKeys?: ApiKeys;
   /** The app's logger; default silent. */
   logger?: Logger;
+  /** Shorter request deadlines than the production ones. */
+  httpTimeouts?: Partial<HttpTimeouts>;
 } = {}): Promise<TestStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rag-test-'));
   const logger = options.logger ?? createLogger('silent');
@@ -63,6 +65,7 @@ export async function startTestStack(options: {
     defaultK: 5,
     logger,
     apiKeys: options.apiKeys,
+    httpTimeouts: options.httpTimeouts,
   });
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
   return {

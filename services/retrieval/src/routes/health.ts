@@ -21,7 +21,16 @@ export interface ReadinessCheck {
 export interface HealthRouteOptions {
   /** True once the process is draining (SIGTERM): /readyz answers 503 RAG_SHUTTING_DOWN at once. */
   isDraining?: (() => boolean) | undefined;
+  /** How long one round of checks answers /readyz (default READINESS_CACHE_MS; 0 checks on every call). */
+  cacheMs?: number | undefined;
 }
+
+/**
+ * /readyz needs no key and each call reaches every dependency: without a cache, a loop of unauthenticated
+ * probes becomes as many calls to Qdrant, TEI and the gateway. Kubelet probes every few seconds, so a
+ * second-old answer changes nothing for it.
+ */
+export const READINESS_CACHE_MS = 1000;
 
 const READINESS_TIMEOUT_MS = 3000;
 
@@ -42,10 +51,11 @@ async function runCheck(check: ReadinessCheck): Promise<[string, string]> {
  * gateway), instead of emptying the Service and turning named 503s into refused connections.
  */
 export function registerHealthRoutes(app: FastifyInstance, checks: ReadinessCheck[], options: HealthRouteOptions = {}): void {
+  const checkAll = sharedRecent(options.cacheMs ?? READINESS_CACHE_MS, async () => Object.fromEntries(await Promise.all(checks.map(runCheck))) as Record<string, string>);
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     if (options.isDraining?.()) return reply.status(503).send(errorBody(new RagError('RAG_SHUTTING_DOWN')));
-    const results: Record<string, string> = Object.fromEntries(await Promise.all(checks.map(runCheck)));
+    const results = await checkAll();
     const failing = checks.filter((check) => results[check.name] !== 'ok');
     const blocking = failing.filter((check) => !check.optional).map((check) => check.name);
     if (blocking.length > 0) {
@@ -56,4 +66,20 @@ export function registerHealthRoutes(app: FastifyInstance, checks: ReadinessChec
     if (failing.length === 0) return { status: 'ready', checks: results };
     return { status: 'degraded', checks: results, degraded: failing.map((check) => check.name) };
   });
+}
+
+/**
+ * One run of `work` for every caller that arrives while it runs and for `ttlMs` after it settles: concurrent
+ * callers share the run in flight, later ones its result until it is older than `ttlMs`.
+ */
+function sharedRecent<T>(ttlMs: number, work: () => Promise<T>): () => Promise<T> {
+  let latest: { result: Promise<T>; settledAt?: number } | undefined;
+  return () => {
+    const settledAt = latest?.settledAt;
+    if (latest && (settledAt === undefined || performance.now() - settledAt < ttlMs)) return latest.result;
+    const run: { result: Promise<T>; settledAt?: number } = { result: work() };
+    void run.result.finally(() => (run.settledAt = performance.now())).catch(() => undefined);
+    latest = run;
+    return run.result;
+  };
 }

@@ -6,6 +6,8 @@ export interface ContextDocument {
   markdown: string;
   /** SHA-256 of the document's bytes: part of the cache key. */
   contentHash: string;
+  /** The document's access groups (none: public); a cached context is served again only while they stay the same. */
+  groups?: readonly string[] | undefined;
 }
 
 /** What writing one document's contexts did; the ingest summary adds them up. */
@@ -30,6 +32,8 @@ export interface ChunkContexts {
   /** Describes the mode for logs and reports, e.g. `lead (lead-1)`. */
   readonly description: string;
   contextsFor(document: ContextDocument, chunks: readonly Chunk[], signal?: AbortSignal): Promise<DocumentContexts>;
+  /** Forgets what was kept of these documents (cached contexts), once the ingest deleted them from the index. */
+  forget?(sources: readonly string[]): Promise<void>;
 }
 
 export const NO_CONTEXT: ContextLock = { mode: 'off', promptVersion: null };

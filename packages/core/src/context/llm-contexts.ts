@@ -47,10 +47,15 @@ export class LlmContexts implements ChunkContexts {
     return result;
   }
 
+  async forget(sources: readonly string[]): Promise<void> {
+    await this.options.cache.forget(sources);
+  }
+
   private async contextOf(document: ContextDocument, chunk: Chunk, result: DocumentContexts, signal: AbortSignal | undefined): Promise<string> {
     const { chatModel, cache, logger } = this.options;
     const key = contextCacheKey({ documentHash: document.contentHash, chunkText: chunk.text, model: chatModel.modelId, promptVersion: CONTEXT_PROMPT_VERSION });
-    const cached = cache.get(key);
+    const owner = { source: document.uri, groups: document.groups ?? [] };
+    const cached = cache.get(key, owner);
     if (cached !== undefined) {
       result.cached += 1;
       return cached;
@@ -68,7 +73,7 @@ export class LlmContexts implements ChunkContexts {
       result.promptTokens += promptTokens;
       result.completionTokens += completionTokens;
       const context = cleanContext(completion.content);
-      await cache.put(key, context);
+      await cache.put(key, context, owner);
       result.written += 1;
       return context;
     } catch (error) {

@@ -87,3 +87,62 @@ describe('the fake Qdrant over HTTP', () => {
     ]);
   });
 });
+
+/**
+ * Where Qdrant applies filters in a query with prefetches, and what its IDF counts. Every number below is
+ * what Qdrant Edge 0.9.0 (the server's segment and query code, packages/core/test/real/qdrant-edge-oracle.py)
+ * answered to the same bodies over the same points, and agrees with the source: the root filter is merged
+ * into every prefetch and nowhere else (lib/shard/src/query/planned_query.rs, "Filters are propagated into
+ * the leaves"), by `Filter::merge_owned`, which concatenates the clause lists kind by kind
+ * (lib/segment/src/types.rs); the IDF's N is the number of indexed sparse vectors, empty ones left out.
+ */
+describe('the fake Qdrant applies filters where Qdrant does', () => {
+  const qdrant = new FakeQdrant();
+  let url = '';
+  const call = async (method: string, path: string, body: unknown) => {
+    const response = await fetch(`${url}/collections/f${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return (await response.json()) as { result: { points: Array<{ id: string; score: number }> } };
+  };
+  const query = async (body: unknown) => (await call('POST', '/points/query', body)).result.points.map((point) => [point.id, point.score]);
+  const isPublic = { is_empty: { key: 'groups' } };
+  const inHr = { key: 'groups', match: { any: ['hr'] } };
+  const towardHr = { query: [0, 1], using: 'dense' };
+
+  beforeAll(async () => {
+    url = (await startFakeServer(qdrant.handle)).url;
+    await call('PUT', '', { vectors: { dense: { size: 2, distance: 'Cosine' } }, sparse_vectors: { bm25: { modifier: 'idf' } } });
+    await call('PUT', '/points', {
+      points: [
+        { id: 'p1', vector: { dense: [1, 0], bm25: { indices: [7, 8], values: [0.5, 2] } }, payload: {} },
+        { id: 'p2', vector: { dense: [0, 1], bm25: { indices: [8], values: [1] } }, payload: { groups: ['hr'] } },
+        { id: 'p3', vector: { dense: [1, 1], bm25: { indices: [8], values: [1.5] } }, payload: { groups: [] } },
+        { id: 'p4', vector: { dense: [1, 0.1], bm25: { indices: [9], values: [1] } }, payload: {} },
+        { id: 'p5', vector: { dense: [0.5, 1], bm25: { indices: [], values: [] } }, payload: { groups: 'hr' } },
+      ],
+    });
+  });
+
+  afterAll(closeFakeServers);
+
+  it('ranks each prefetch among the points the root filter lets through', async () => {
+    // Toward hr: p2 then p5 lead, but they are not public; the one-point leg holds p3.
+    expect(await query({ prefetch: [{ ...towardHr, limit: 1 }], query: { fusion: 'rrf' }, filter: { should: [isPublic] }, limit: 10 })).toEqual([['p3', 0.5]]);
+  });
+
+  it('ORs a root `should` with a prefetch `should`, ANDs two `must`, and does not filter the fused result again', async () => {
+    const shoulds = await query({ prefetch: [{ ...towardHr, limit: 2, filter: { should: [inHr] } }], query: { fusion: 'rrf' }, filter: { should: [isPublic] }, limit: 10 });
+    expect(shoulds).toEqual([
+      ['p2', 0.5],
+      ['p5', Math.fround(1 / 3)],
+    ]);
+    expect(await query({ prefetch: [{ ...towardHr, limit: 2, filter: { must: [inHr] } }], query: { fusion: 'rrf' }, filter: { must: [isPublic] }, limit: 10 })).toEqual([]);
+  });
+
+  it('leaves points with an empty sparse vector out of the IDF\'s N', async () => {
+    const hits = await query({ query: { indices: [7, 8], values: [1, 1] }, using: 'bm25', limit: 10 });
+    expect(hits.map(([id]) => id)).toEqual(['p1', 'p3', 'p2']);
+    // Term 8 is in 3 of the 4 non-empty vectors: idf ln(1.5/3.5 + 1) = 0.35667497 (0.5390 if p5 counted).
+    expect(hits[2]![1]).toBeCloseTo(0.3566749691963196, 6);
+    expect(hits[0]![1]).toBeCloseTo(1.3153363466262817, 6);
+  });
+});

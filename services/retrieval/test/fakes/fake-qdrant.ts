@@ -5,9 +5,9 @@
  * prefetches fused by RRF), each with Qdrant's filters: must / should / must_not, `match` (value, any,
  * except), `is_empty`, `is_null`, `has_id`; an unknown condition is a 400, as a typo is in Qdrant.
  * Filtering is written here from Qdrant's documentation, not borrowed from the production code:
- * https://qdrant.tech/documentation/concepts/filtering/ . As Qdrant ≥ 1.10's query planner does, the
- * root filter is merged into every prefetch (and applied to the fused result); IDF is always the whole
- * collection's, filter or not.
+ * https://qdrant.tech/documentation/concepts/filtering/ . As Qdrant's query planner does, the root filter
+ * of a query with prefetches is merged into every prefetch and nowhere else: the fused result is not
+ * filtered again (see `legFilter`); IDF is always the whole collection's, filter or not.
  * Answers use Qdrant's envelope `{status: "ok", result, time}`, errors `{status: {error}, time}`.
  * https://api.qdrant.tech/api-reference
  *
@@ -136,7 +136,7 @@ export class FakeQdrant {
     const points = [...collection.points.values()];
     const rootFilter: Filter | undefined = body.filter;
     const ranked = body.prefetch
-      ? fuse(points, body.prefetch as Prefetch[], rootFilter, rrfK(body.query)).filter(({ point }) => matchesFilter(point, rootFilter))
+      ? fuse(points, body.prefetch as Prefetch[], rootFilter, rrfK(body.query))
       : rank(points, { query: body.query, using: body.using, limit: body.limit, filter: rootFilter });
     const answer = { points: ranked.slice(0, body.limit).map(({ point, score }) => ({ id: point.id, version: 1, score, payload: point.payload })) };
     this.answers.push(answer);
@@ -145,7 +145,7 @@ export class FakeQdrant {
 }
 
 function fuse(points: Point[], prefetches: Prefetch[], rootFilter: Filter | undefined, k: number): Array<{ point: Point; score: number }> {
-  const legs = prefetches.map((prefetch) => rank(points, { ...prefetch, filter: bothFilters(rootFilter, prefetch.filter) }).map(({ point }) => point));
+  const legs = prefetches.map((prefetch) => rank(points, { ...prefetch, filter: legFilter(rootFilter, prefetch.filter) }).map(({ point }) => point));
   return rrfFusion(legs, k);
 }
 
@@ -202,8 +202,9 @@ function denseScorer(query: number[]): (point: Point) => number | undefined {
   return (point) => (point.dense ? cosine(query, point.dense) : undefined);
 }
 
+/** N counts the points whose sparse vector holds a term: Qdrant's `indexed_vectors` leaves empty ones out. */
 function sparseScorer(points: Point[], query: SparseVector): (point: Point) => number | undefined {
-  const withSparse = points.filter((point) => point.sparse);
+  const withSparse = points.filter((point) => point.sparse && point.sparse.indices.length > 0);
   const idf = new Map<number, number>();
   for (const index of query.indices) {
     const n = withSparse.filter((point) => point.sparse!.indices.includes(index)).length;
@@ -233,8 +234,21 @@ function cosine(a: number[], b: number[]): number {
   return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
 
-function bothFilters(a: Filter | undefined, b: Filter | undefined): Filter | undefined {
-  return a && b ? { must: [a, b] } : (a ?? b);
+/**
+ * The filter a prefetch runs with: Qdrant's planner merges the root filter into each prefetch
+ * ("Filters are propagated into the leaves", `Filter::merge_opts` in lib/shard/src/query/planned_query.rs)
+ * and `Filter::merge_owned` concatenates the clause lists kind by kind. So two `must` lists AND, but two
+ * `should` lists become one: `root.should OR prefetch.should`, not both. Checked against Qdrant Edge
+ * 0.9.0 (the server's query code) by fake-qdrant.test.ts's numbers.
+ * https://github.com/qdrant/qdrant/blob/master/lib/segment/src/types.rs (Filter::merge_owned)
+ */
+function legFilter(root: Filter | undefined, prefetch: Filter | undefined): Filter | undefined {
+  if (!root || !prefetch) return root ?? prefetch;
+  const merged = (kind: keyof Filter) => {
+    const both = [...asList(root[kind]), ...asList(prefetch[kind])];
+    return both.length > 0 ? { [kind]: both } : {};
+  };
+  return { ...merged('must'), ...merged('should'), ...merged('must_not') };
 }
 
 function asList(conditions: Condition[] | Condition | undefined): Condition[] {

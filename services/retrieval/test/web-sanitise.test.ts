@@ -75,7 +75,7 @@ describe.skipIf(!hasChromium)('the web page sanitises answers (real Chromium)', 
     // ...but nothing in it can run.
     const scriptUrls = await page.locator('#answer a').evaluateAll((links) => links.map((link) => link.getAttribute('href') ?? '').filter((href) => /^\s*javascript:/i.test(href)));
     expect(scriptUrls).toEqual([]);
-    const handlers = await page.locator('#answer *').evaluateAll((nodes) => nodes.flatMap((node) => node.getAttributeNames().filter((name) => name.startsWith('on'))));
+    const handlers = await page.locator('#answer *').evaluateAll((nodes) => nodes.flatMap((node) => node.getAttributeNames().filter((name: string) => name.startsWith('on'))));
     expect(handlers).toEqual([]);
     expect(await page.locator('#answer img, #answer svg').count()).toBe(0);
 

@@ -1,5 +1,6 @@
 import type { SparseVector } from '../domain.ts';
 import { bm25TokenId } from './murmur3.ts';
+import { DEFAULT_BM25_LANGUAGE, type Bm25Language } from './languages/bm25-languages.ts';
 import { bm25Stems } from './tokenize.ts';
 
 // fastembed `Bm25` defaults (k, b, avg_len).
@@ -24,8 +25,8 @@ function termWeight(n: number, docLen: number): number {
  * as a Python dict assignment does.
  * https://github.com/qdrant/fastembed/blob/main/fastembed/sparse/bm25.py (`_term_frequency`)
  */
-export function encodeDocument(text: string): SparseVector {
-  const stems = bm25Stems(text);
+export function encodeDocument(text: string, language: Bm25Language = DEFAULT_BM25_LANGUAGE): SparseVector {
+  const stems = bm25Stems(text, language);
   const weights = new Map<number, number>();
   for (const [stem, n] of countStems(stems)) {
     weights.set(bm25TokenId(stem), termWeight(n, stems.length));
@@ -39,7 +40,7 @@ export function encodeDocument(text: string): SparseVector {
  * Index 2147483648 (hash -2^31) is kept: `query_embed` raises under NumPy 2, but the matching
  * document index is 2147483648, so keeping it is what lets the query find that document.
  */
-export function encodeQuery(text: string): SparseVector {
-  const indices = [...new Set(bm25Stems(text).map(bm25TokenId))].sort((a, b) => a - b);
+export function encodeQuery(text: string, language: Bm25Language = DEFAULT_BM25_LANGUAGE): SparseVector {
+  const indices = [...new Set(bm25Stems(text, language).map(bm25TokenId))].sort((a, b) => a - b);
   return { indices, values: indices.map(() => 1.0) };
 }

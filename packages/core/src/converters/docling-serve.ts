@@ -57,7 +57,7 @@ export class DoclingServeConverter implements Converter {
     }
     const markdown = answer.document?.md_content;
     if (typeof markdown !== 'string') throw unreadable('docling-serve answered without md_content');
-    return markdown;
+    return unescapeHtmlOutsideCode(markdown);
   }
 
   private async convert(bytes: Buffer, fileName: string, signal: AbortSignal | undefined): Promise<ConvertResponse> {
@@ -105,6 +105,36 @@ async function readAnswer(response: Response, maxBytes: number): Promise<Convert
   } catch (error) {
     throw new InvalidResponseError(`invalid JSON (${text.length} bytes)`, { cause: error });
   }
+}
+
+const ESCAPED_CHARACTER: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>' };
+const CODE_FENCE = /^\s*(```|~~~)/;
+/** Splits a line around its code spans: odd parts are the spans. */
+const CODE_SPAN = /(`[^`]*`)/;
+
+/**
+ * docling's Markdown serializer HTML-escapes text, `html.escape(text, quote=False)`, except code and formulas
+ * (docling_core/transforms/serializer/markdown.py, MarkdownTextSerializer.post_process): a slide titled
+ * "Risks & mitigations" comes back as "Risks &amp; mitigations". Chunks are plain text, cited as they are,
+ * and the embedded converters do not escape: one pass turns the three entities back, outside code, so both
+ * modes give the same heading paths and text ("&amp;lt;" becomes "&lt;", as written in the document).
+ */
+function unescapeHtmlOutsideCode(markdown: string): string {
+  let inFence = false;
+  return markdown
+    .split('\n')
+    .map((line) => {
+      if (CODE_FENCE.test(line)) {
+        inFence = !inFence;
+        return line;
+      }
+      if (inFence) return line;
+      return line
+        .split(CODE_SPAN)
+        .map((part, index) => (index % 2 === 1 ? part : part.replace(/&(?:amp|lt|gt);/g, (entity) => ESCAPED_CHARACTER[entity]!)))
+        .join('');
+    })
+    .join('\n');
 }
 
 /** docling's ErrorItem is `{component_type, module_name, error_message}`; older servers send strings. */

@@ -53,6 +53,17 @@ describe('docling-serve converter', () => {
     });
   });
 
+  it('turns the HTML escapes of docling text back into characters, but not inside code', async () => {
+    // docling_core's Markdown serializer: html.escape(text, quote=False) for text, never for code or formulas.
+    const docling = await startDocling(() =>
+      converted('# Risks &amp; mitigations\n\n| a &lt; b | x &gt; y |\n\nwritten &amp;lt; as is, `a &amp;&amp; b`\n\n```\nif a &amp;&amp; b\n```\n'),
+    );
+
+    const markdown = await new DoclingServeConverter({ url: docling.baseUrl }).toMarkdown(Buffer.from('x'), 'a.pptx');
+
+    expect(markdown).toBe('# Risks & mitigations\n\n| a < b | x > y |\n\nwritten &lt; as is, `a &amp;&amp; b`\n\n```\nif a &amp;&amp; b\n```\n');
+  });
+
   it('keeps the Markdown of a partial success', async () => {
     const docling = await startDocling(() => ({ status: 200, body: { document: { md_content: 'page 1 only' }, status: 'partial_success', errors: [] } }));
 

@@ -15,7 +15,7 @@
  * every search filters on it inside each prefetch, so the fused top k holds only visible points.
  */
 import { QdrantClient, QdrantClientResourceExhaustedError, QdrantClientTimeoutError, QdrantClientUnexpectedResponseError } from '@qdrant/js-client-rest';
-import { isVisibleTo, normalizeGroups } from '../access/groups.ts';
+import { normalizeGroups } from '../access/groups.ts';
 import type { Chunk, ContextLock, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit, SparseVector } from '../domain.ts';
 import { RagError } from '../errors.ts';
 import { isPlainRrf, QDRANT_RRF_K, type RrfParameters } from '../fusion/rrf.ts';
@@ -170,17 +170,20 @@ export class QdrantStore implements VectorStore {
     return (result.points as ScoredPoint[]).map(toSearchHit);
   }
 
-  /** One retrieve by point id (https://api.qdrant.tech/api-reference/points/get-points); visibility checked on the payload. */
+  /**
+   * One scroll over these ids filtered by the searches' own visibility filter
+   * (https://api.qdrant.tech/api-reference/points/scroll-points, `has_id`): Qdrant decides what the caller
+   * may read, so a chunk is readable exactly when a search may return it, whatever its `groups` payload
+   * holds (a string written by other tools matches `match.any` like a one-item list; a number never does).
+   */
   async getChunks(ids: readonly string[], visibleGroups: readonly string[], signal?: AbortSignal): Promise<Chunk[]> {
     if (this.absent || ids.length === 0) return [];
-    const points = await this.run(() => this.client.retrieve(this.collection, { ids: [...ids], with_payload: true, with_vector: false }), signal);
-    const callerGroups = new Set(visibleGroups);
-    return points
-      .filter((point) => isVisibleTo(groupsOf(point.payload ?? {}), callerGroups))
-      .map((point) => {
-        const { id, source, headingPath, chunkIndex, text } = toSearchHit({ id: point.id, score: 0, payload: point.payload ?? null });
-        return { id, source, headingPath, chunkIndex, text };
-      });
+    const filter = { must: [{ has_id: [...ids] }, visibilityFilter(visibleGroups)] };
+    const page = await this.run(() => this.client.scroll(this.collection, { filter, limit: ids.length, with_payload: true, with_vector: false }), signal);
+    return page.points.map((point) => {
+      const { id, source, headingPath, chunkIndex, text } = toSearchHit({ id: point.id, score: 0, payload: point.payload ?? null });
+      return { id, source, headingPath, chunkIndex, text };
+    });
   }
 
   async count(): Promise<number> {
@@ -386,10 +389,6 @@ function toSearchHit(point: ScoredPoint): SearchHit {
     score: point.score,
     fusionScore: point.score,
   };
-}
-
-function groupsOf(payload: Record<string, unknown>): string[] {
-  return Array.isArray(payload.groups) ? payload.groups.filter((group): group is string => typeof group === 'string') : [];
 }
 
 function addToDocuments(documents: Map<string, IndexedDocument>, id: string, payload: Record<string, unknown>): void {

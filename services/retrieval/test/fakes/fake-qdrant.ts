@@ -1,7 +1,7 @@
 /**
  * An in-memory Qdrant speaking the REST API that @qdrant/js-client-rest calls, and nothing more:
  * collection get/create, payload indexes (listed in `payload_schema`), upsert, delete (ids or filter),
- * set payload (ids or filter), scroll, count and the Query API (one sparse query, or dense + bm25
+ * set payload (ids or filter), scroll (with a filter), count and the Query API (one sparse query, or dense + bm25
  * prefetches fused by RRF), each with Qdrant's filters: must / should / must_not, `match` (value, any,
  * except), `is_empty`, `is_null`, `has_id`; an unknown condition is a 400, as a typo is in Qdrant.
  * Filtering is written here from Qdrant's documentation, not borrowed from the production code:
@@ -320,7 +320,7 @@ function retrieve(collection: Collection, body: any) {
 }
 
 function scroll(collection: Collection, body: any) {
-  const ids = [...collection.points.keys()].sort();
+  const ids = [...collection.points.values()].filter((point) => matchesFilter(point, body.filter)).map((point) => point.id).sort();
   const start = body.offset === undefined || body.offset === null ? 0 : ids.indexOf(String(body.offset));
   const page = ids.slice(Math.max(start, 0), Math.max(start, 0) + body.limit);
   const next = ids[Math.max(start, 0) + body.limit] ?? null;

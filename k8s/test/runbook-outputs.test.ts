@@ -22,7 +22,7 @@ describe('the runbook expected outputs', () => {
   it('show /readyz as the API answers it', async () => {
     const stack = await startTestStack();
     try {
-      const body = await (await fetch(`${stack.baseUrl}/readyz`)).json();
+      const body = (await (await fetch(`${stack.baseUrl}/readyz`)).json()) as { status: string };
       expect(runbook).toContain(`\`{"status":"${body.status}",`);
     } finally {
       await stack.close();

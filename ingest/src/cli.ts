@@ -1,10 +1,10 @@
 import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createLogger, isRagError, loadConfig, RagError } from '@rag/core';
+import { createLogger, isRagError, loadConfig, RagError, type IngestSummary } from '@rag/core';
 import { runIngest } from './run-ingest.ts';
 
-const USAGE = `Usage: pnpm ingest [SOURCE] [--dry-run] [--no-prune | --force-prune]
+const USAGE = `Usage: pnpm ingest [SOURCE] [--dry-run] [--no-prune | --force-prune] [--allow-publish]
 
 SOURCE   a folder (indexed recursively) or gs://bucket/prefix; without it, GCS_BUCKET/GCS_PREFIX
 --default-corpus  the project's own README.md and docs/ (what \`pnpm start\` indexes)
@@ -15,9 +15,11 @@ DOCLING_URL is set); other files are skipped and counted.
 --no-prune        keep the points of documents that are no longer in the source
 --force-prune     prune even an empty listing, or one that loses more than INGEST_MAX_PRUNE_RATIO
                   of the indexed documents (otherwise refused: RAG_PRUNE_REFUSED, exit 1)
+--allow-publish   make public the documents the index holds as restricted when the folder has no
+                  .rag-access.yaml any more (otherwise kept as they are: RAG_ACCESS_WOULD_PUBLISH, exit 1)
 
 Ends with: done: N files, M chunks, U upserts, D deletes, S skipped, E errors.
-Exit status: 0 synced; 1 when E > 0 or pruning was refused; 2 when the run could not start or the
+Exit status: 0 synced; 1 when E > 0, pruning was refused or restricted documents were kept; 2 when the run could not start or the
 listing failed; 3 when stopped by SIGTERM or SIGINT (RAG_INGEST_INTERRUPTED; a second signal exits at once).`;
 
 /** Stopped by a signal before the sync was through: RAG_INGEST_INTERRUPTED. */
@@ -33,6 +35,7 @@ async function main(): Promise<number> {
       'dry-run': { type: 'boolean', default: false },
       'no-prune': { type: 'boolean', default: false },
       'force-prune': { type: 'boolean', default: false },
+      'allow-publish': { type: 'boolean', default: false },
       'default-corpus': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -52,6 +55,7 @@ async function main(): Promise<number> {
     dryRun: values['dry-run'],
     prune: !values['no-prune'],
     forcePrune: values['force-prune'],
+    allowPublish: values['allow-publish'],
     progressStream: process.stderr,
     onPlanned: (uri, chunks) => process.stdout.write(`${chunks}\t${uri}\n`),
     onPlannedPrune: (uri, points) => process.stdout.write(`-${points}\t${uri}\n`),
@@ -67,12 +71,21 @@ async function main(): Promise<number> {
     process.stderr.write(`${error.code}: ${error.message}\n`);
     return EXIT_INTERRUPTED;
   }
-  if (summary.pruneRefused) {
-    const error = new RagError('RAG_PRUNE_REFUSED', `(${summary.pruneRefused.reason}.)`);
-    process.stderr.write(`${error.code}: ${error.message}\n`);
-    return 1;
+  const refusals = refusalsOf(summary);
+  for (const error of refusals) process.stderr.write(`${error.code}: ${error.message}\n`);
+  return summary.errors > 0 || refusals.length > 0 ? 1 : 0;
+}
+
+/** The guards that held part of the sync back: the prune guard, and restricted documents kept so. */
+function refusalsOf(summary: IngestSummary): RagError[] {
+  const refusals: RagError[] = [];
+  if (summary.pruneRefused) refusals.push(new RagError('RAG_PRUNE_REFUSED', `(${summary.pruneRefused.reason}.)`));
+  const kept = summary.keptRestricted;
+  if (kept.length > 0) {
+    const examples = `${kept.slice(0, 3).join(', ')}${kept.length > 3 ? ', …' : ''}`;
+    refusals.push(new RagError('RAG_ACCESS_WOULD_PUBLISH', `(${kept.length} restricted document${kept.length > 1 ? 's' : ''} kept as indexed: ${examples}.)`));
   }
-  return summary.errors > 0 ? 1 : 0;
+  return refusals;
 }
 
 /**

@@ -12,6 +12,8 @@ export interface RunIngestOptions {
   prune: boolean;
   /** Prune even an empty listing or past INGEST_MAX_PRUNE_RATIO (--force-prune). */
   forcePrune?: boolean | undefined;
+  /** Make restricted documents public when the folder lost its access file (--allow-publish). */
+  allowPublish?: boolean | undefined;
   /** A progress bar on this stream when it is a terminal; JSON log lines otherwise. */
   progressStream?: NodeJS.WriteStream | undefined;
   /** Dry run: each document with its chunk count. */
@@ -61,6 +63,7 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
       prune: options.prune,
       maxPruneRatio: config.INGEST_MAX_PRUNE_RATIO,
       forcePrune: options.forcePrune,
+      allowPublish: options.allowPublish,
       maxFileBytes: config.INGEST_MAX_FILE_BYTES,
       dryRun: options.dryRun,
       logger,

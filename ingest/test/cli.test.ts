@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -234,5 +234,32 @@ describe('pnpm ingest: the prune guard', () => {
     } finally {
       await gcs.close();
     }
+  });
+});
+
+describe('pnpm ingest: an access file gone missing', () => {
+  it('refuses a look-alike name (exit 2), keeps restricted documents when the file is gone (RAG_ACCESS_WOULD_PUBLISH, exit 1), and publishes them with --allow-publish', async () => {
+    const folder = join(corpus.folder, 'handbook');
+    await mkdir(join(folder, 'hr'), { recursive: true });
+    await writeFile(join(folder, 'hr', 'pay.md'), guide(2, 'payroll'));
+    await writeFile(join(folder, 'welcome.md'), guide(2, 'welcome'));
+    await writeFile(join(folder, '.rag-access.yaml'), 'rules:\n  - path: "hr/**"\n    groups: [hr]\n');
+    expect((await ingestCli([folder])).code).toBe(0);
+
+    await rename(join(folder, '.rag-access.yaml'), join(folder, '.rag-access.yml'));
+    const renamed = await ingestCli([folder]);
+    expect(renamed.code, renamed.stderr).toBe(2);
+    expect(renamed.stderr).toMatch(/^RAG_ACCESS_FILE_INVALID: .*\(\.rag-access\.yml: only \.rag-access\.yaml/m);
+
+    await rm(join(folder, '.rag-access.yml'));
+    const missing = await ingestCli([folder]);
+    expect(missing.code, missing.stderr).toBe(1);
+    expect(missing.lastLine).toBe('done: 2 files, 0 chunks, 0 upserts, 0 deletes, 1 skipped, 0 errors');
+    expect(missing.stderr).toMatch(/^RAG_ACCESS_WOULD_PUBLISH: Restricted documents were left as they are .*\(1 restricted document kept as indexed: hr\/pay\.md\.\)$/m);
+
+    const allowed = await ingestCli([folder, '--allow-publish']);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.lastLine).toMatch(/^done: 2 files, 0 chunks, [1-9]\d* upserts, 0 deletes, 1 skipped, 0 errors$/);
+    expect(allowed.stderr).not.toContain('RAG_ACCESS_WOULD_PUBLISH');
   });
 });

@@ -23,6 +23,8 @@ export class IngestSummary {
   deletes = 0;
   unchanged = 0;
   unsupported = 0;
+  /** Entries the source passed over that are not documents it reads (a folder's symbolic links); counted in `skipped`. */
+  skippedEntries = 0;
   embedCalls = 0;
   /** Documents whose access groups alone changed: groups rewritten in place, nothing embedded; their points count in `upserts`. */
   groupUpdates = 0;
@@ -33,11 +35,16 @@ export class IngestSummary {
   readonly failures: IngestFailure[] = [];
   /** Set when the prune guard kept the documents the listing lost: the listing was empty or lost too many. */
   pruneRefused: PruneRefusal | undefined;
+  /**
+   * Documents the index holds as restricted that the run left as they were, instead of making them
+   * public, because the folder has no access file (RAG_ACCESS_WOULD_PUBLISH; --allow-publish publishes them).
+   */
+  readonly keptRestricted: string[] = [];
   /** Chunk contexts (CONTEXT_MODE=llm): failed ones count in `errors`; failed and deferred ones are asked again next run. */
   readonly contexts = { written: 0, cached: 0, failed: 0, deferred: 0, promptTokens: 0, completionTokens: 0 };
 
   get skipped(): number {
-    return this.unchanged + this.unsupported;
+    return this.unchanged + this.unsupported + this.skippedEntries;
   }
 
   /** Documents that failed, plus chunks indexed without the context the gateway failed to write. */

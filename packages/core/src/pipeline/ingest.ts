@@ -35,6 +35,11 @@ export interface IngestOptions {
   maxPruneRatio?: number;
   /** Prune past `maxPruneRatio` and on an empty listing (--force-prune). */
   forcePrune?: boolean;
+  /**
+   * Make public the documents the index holds as restricted when the folder has no access file any
+   * more (--allow-publish); otherwise they are left as they are and listed in `keptRestricted`.
+   */
+  allowPublish?: boolean;
   /** Larger documents fail with RAG_DOCUMENT_TOO_LARGE, unread when the listing gives their size (default 50 MB). INGEST_MAX_FILE_BYTES. */
   maxFileBytes?: number;
   /** CONTEXT_MODE lead or llm: each chunk's context, stored with it and prepended to what is embedded and encoded. */
@@ -97,6 +102,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       track(preparing, limit(() => syncDocumentSafely(document, indexed.get(document.uri), run, writing)));
       while (preparing.size >= options.concurrency * LISTED_AHEAD_PER_WORKER) await Promise.race(preparing);
     }
+    countSkippedEntries(run);
   } catch (error) {
     // A listing stopped by the signal is an interruption, not a source failure.
     if (!options.signal?.aborted) throw error;
@@ -121,6 +127,14 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     });
   }
   return options.signal?.aborted ? interrupted(run) : run.summary;
+}
+
+/** Entries the listing passed over (symbolic links) count as skipped, each logged with its reason. */
+function countSkippedEntries({ options, summary }: Run): void {
+  for (const entry of options.source.skippedEntries ?? []) {
+    summary.skippedEntries += 1;
+    options.logger.info({ uri: entry.uri, reason: entry.reason }, 'skipped');
+  }
 }
 
 /** Keeps a promise in `pending` until it settles, so the set holds only what is still running. */
@@ -191,6 +205,11 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
     options.logger.debug({ uri: document.uri }, 'unsupported extension, skipped');
     return undefined;
   }
+  if (wouldPublish(document, previous) && !options.allowPublish) {
+    summary.keptRestricted.push(document.uri);
+    options.logger.warn({ uri: document.uri, groups: previous?.groups }, `kept restricted: the folder has no access file, and this document is indexed with access groups (RAG_ACCESS_WOULD_PUBLISH)`);
+    return undefined;
+  }
   const checkChanges = previous !== undefined && !options.dryRun;
   if (checkChanges && document.sourceVersion !== undefined && previous.sourceVersion === document.sourceVersion) {
     return keepContent(document, previous, run);
@@ -259,6 +278,12 @@ async function keepContent(document: SourceDocument, previous: IndexedDocument, 
       summary.groupUpdates += 1;
     }),
   };
+}
+
+/** A restricted document that the run would index as public only because the folder lost its access file. */
+function wouldPublish(document: SourceDocument, previous: IndexedDocument | undefined): boolean {
+  // Groups undefined: a groups update cut short left some of its points restricted.
+  return document.accessFileMissing === true && document.groups.length === 0 && previous !== undefined && (previous.groups === undefined || previous.groups.length > 0);
 }
 
 function assertWithinSize(bytes: number | undefined, maxFileBytes: number): void {

@@ -16,10 +16,24 @@ export interface SourceDocument {
    * applied without reading the document.
    */
   groups: string[];
+  /**
+   * A folder without `.rag-access.yaml`: the document is public only because no file restricts it. The
+   * ingest then keeps a document the index holds as restricted as it is (RAG_ACCESS_WOULD_PUBLISH):
+   * a renamed or deleted access file must not publish it.
+   */
+  accessFileMissing?: boolean | undefined;
   read(signal?: AbortSignal): Promise<Buffer>;
+}
+
+/** An entry the listing passed over that a reader might take for a document, and why. */
+export interface SkippedEntry {
+  uri: string;
+  reason: string;
 }
 
 export interface DocumentSource {
   readonly description: string;
   list(signal?: AbortSignal): AsyncIterable<SourceDocument>;
+  /** What the last listing passed over (a folder's symbolic links), complete once it is through; counted in `skipped`. */
+  readonly skippedEntries?: readonly SkippedEntry[];
 }

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -109,5 +109,84 @@ describe('a folder source with an access file', () => {
     })();
     await expect(listing).rejects.toMatchObject({ code: 'RAG_ACCESS_FILE_INVALID' });
     expect(documents).toEqual([]);
+  });
+});
+
+/** The listing's failure, and the documents it gave before failing (none is the only right answer). */
+async function refusedListing(source: LocalDirectorySource): Promise<{ error: unknown; documents: string[] }> {
+  const documents: string[] = [];
+  try {
+    for await (const document of source.list()) documents.push(document.uri);
+  } catch (error) {
+    return { error, documents };
+  }
+  return { error: undefined, documents };
+}
+
+describe('an access file that cannot be read fails the listing; only a missing one means public', () => {
+  const asRoot = process.getuid?.() === 0;
+
+  it('refuses a directory in its place (EISDIR)', async () => {
+    const folder = await folderWith({ 'hr/pay.md': '# Pay' });
+    await mkdir(join(folder, ACCESS_FILE));
+    const { error, documents } = await refusedListing(new LocalDirectorySource(folder));
+    expect(error).toMatchObject({ code: 'RAG_ACCESS_FILE_INVALID', message: expect.stringContaining('EISDIR') });
+    expect(documents).toEqual([]);
+  });
+
+  it('refuses a link that loops (ELOOP) or leads nowhere', async () => {
+    const looping = await folderWith({ 'hr/pay.md': '# Pay' });
+    await symlink(ACCESS_FILE, join(looping, ACCESS_FILE));
+    expect((await refusedListing(new LocalDirectorySource(looping))).error).toMatchObject({ code: 'RAG_ACCESS_FILE_INVALID', message: expect.stringContaining('ELOOP') });
+    const dangling = await folderWith({ 'hr/pay.md': '# Pay' });
+    await symlink('moved-away.yaml', join(dangling, ACCESS_FILE));
+    expect((await refusedListing(new LocalDirectorySource(dangling))).error).toMatchObject({ code: 'RAG_ACCESS_FILE_INVALID', message: expect.stringContaining('ENOENT') });
+  });
+
+  it.skipIf(asRoot)(`refuses a file it may not read (EACCES)${asRoot ? ': skipped, the tests run as root, who reads a file of mode 000 anyway' : ''}`, async () => {
+    const folder = await folderWith({ [ACCESS_FILE]: 'rules: []\n', 'hr/pay.md': '# Pay' });
+    await chmod(join(folder, ACCESS_FILE), 0o000);
+    expect((await refusedListing(new LocalDirectorySource(folder))).error).toMatchObject({ code: 'RAG_ACCESS_FILE_INVALID', message: expect.stringContaining('EACCES') });
+  });
+});
+
+describe('access files that would not be applied are refused, not ignored', () => {
+  for (const name of ['.rag-access.yml', 'rag-access.yaml', '.RAG-ACCESS.YAML', '.rag_access.yaml']) {
+    it(`refuses ${name} at the root, the real file missing or not`, async () => {
+      const alone = await folderWith({ [name]: 'rules:\n  - path: "hr/**"\n    groups: [hr]\n', 'hr/pay.md': '# Pay', 'docs/a.md': '# A' });
+      for (const source of [new LocalDirectorySource(alone), new LocalDirectorySource(alone, { include: ['docs'] })]) {
+        const { error, documents } = await refusedListing(source);
+        expect(error).toMatchObject({ code: 'RAG_ACCESS_FILE_INVALID', message: expect.stringContaining(`(${name}: only .rag-access.yaml`) });
+        expect(documents).toEqual([]);
+      }
+      const beside = await folderWith({ [ACCESS_FILE]: 'rules: []\n', [name]: 'rules: []\n', 'hr/pay.md': '# Pay' });
+      expect((await refusedListing(new LocalDirectorySource(beside))).error).toMatchObject({ code: 'RAG_ACCESS_FILE_INVALID' });
+    });
+  }
+
+  it('refuses a .rag-access.yaml in a sub-folder, naming each', async () => {
+    const folder = await folderWith({ [ACCESS_FILE]: 'rules: []\n', 'hr/.rag-access.yaml': 'rules: []\n', 'hr/pay.md': '# Pay', 'ops/deep/rag-access.yml': 'x' });
+    const { error, documents } = await refusedListing(new LocalDirectorySource(folder));
+    expect(error).toMatchObject({ code: 'RAG_ACCESS_FILE_INVALID', message: expect.stringContaining('(hr/.rag-access.yaml, ops/deep/rag-access.yml: only') });
+    expect(documents).toEqual([]);
+  });
+
+  it('still lists documents whose names merely mention access', async () => {
+    const folder = await folderWith({ 'docs/rag-access.md': '# About access', 'docs/access.yaml': 'a: 1' });
+    expect((await listed(new LocalDirectorySource(folder))).map((document) => document.uri)).toEqual(['docs/access.yaml', 'docs/rag-access.md']);
+  });
+});
+
+describe('symbolic links in a folder source', () => {
+  it('are not followed, and are reported as skipped with the reason', async () => {
+    const folder = await folderWith({ 'docs/a.md': '# A', 'elsewhere/b.md': '# B' });
+    await symlink(join(folder, 'docs', 'a.md'), join(folder, 'docs', 'link.md'));
+    await symlink(join(folder, 'elsewhere'), join(folder, 'docs', 'linked-folder'));
+    const source = new LocalDirectorySource(folder, { include: ['docs'] });
+    expect((await listed(source)).map((document) => document.uri)).toEqual(['docs/a.md']);
+    expect(source.skippedEntries).toEqual([
+      { uri: 'docs/link.md', reason: 'symbolic link, not followed' },
+      { uri: 'docs/linked-folder', reason: 'symbolic link, not followed' },
+    ]);
   });
 });

@@ -3,7 +3,7 @@
  * metadata to every chunk, and a change of groups alone applied in place: nothing read, converted or
  * embedded, every chunk of the document rewritten.
  */
-import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -75,15 +75,52 @@ describe('access groups from a folder', () => {
     expect(again.unchanged).toBe(2);
   });
 
-  it('makes the documents public again when the access file goes away', async () => {
+  it('keeps restricted documents as they are when the access file goes away, even edited, and says so (RAG_ACCESS_WOULD_PUBLISH)', async () => {
+    await harness.run(new LocalDirectorySource(folder));
+    const before = await harness.snapshot();
+    await unlink(join(folder, ACCESS_FILE));
+    await writeFile(join(folder, 'hr', 'pay.md'), guide(5, 'payroll v2'));
+
+    const dryRun = await harness.run(new LocalDirectorySource(folder), { dryRun: true });
+    expect(dryRun.keptRestricted).toEqual(['hr/pay.md']);
+    const summary = await harness.run(new LocalDirectorySource(folder));
+
+    expect(summary.keptRestricted).toEqual(['hr/pay.md']);
+    expect(summary.errors).toBe(0);
+    expect(harness.store.upsertedPoints + harness.store.groupUpdates.length).toBe(0);
+    expect(await harness.snapshot()).toEqual(before);
+    expect(await groupsBySource()).toEqual({ 'hr/pay.md': ['hr'], 'welcome.md': [] });
+    expect(await visibleSources([])).toEqual(['welcome.md']);
+  });
+
+  it('makes them public on purpose: with allowPublish (--allow-publish), or with an access file of no rules', async () => {
     await harness.run(new LocalDirectorySource(folder));
     await unlink(join(folder, ACCESS_FILE));
 
-    await harness.run(new LocalDirectorySource(folder));
+    const allowed = await harness.run(new LocalDirectorySource(folder), { allowPublish: true });
 
+    expect(allowed.keptRestricted).toEqual([]);
     expect(harness.embedder.calls).toBe(0);
     expect(await groupsBySource()).toEqual({ 'hr/pay.md': [], 'welcome.md': [] });
     expect(await visibleSources([])).toEqual(['hr/pay.md', 'welcome.md']);
+
+    await writeFile(join(folder, ACCESS_FILE), 'rules:\n  - path: "hr/**"\n    groups: [hr]\n');
+    await harness.run(new LocalDirectorySource(folder));
+    await writeFile(join(folder, ACCESS_FILE), 'rules: []\n');
+    const emptied = await harness.run(new LocalDirectorySource(folder));
+    expect(emptied.keptRestricted).toEqual([]);
+    expect(await groupsBySource()).toEqual({ 'hr/pay.md': [], 'welcome.md': [] });
+  });
+
+  it('writes nothing when the access file is renamed to a look-alike (.rag-access.yml)', async () => {
+    await harness.run(new LocalDirectorySource(folder));
+    const before = await harness.snapshot();
+    await rename(join(folder, ACCESS_FILE), join(folder, '.rag-access.yml'));
+
+    await expect(harness.run(new LocalDirectorySource(folder))).rejects.toMatchObject({ code: 'RAG_ACCESS_FILE_INVALID', message: expect.stringContaining('.rag-access.yml') });
+
+    expect(harness.store.upsertedPoints + harness.store.deletedPoints + harness.store.groupUpdates.length).toBe(0);
+    expect(await harness.snapshot()).toEqual(before);
   });
 
   it('writes the new groups with the new chunks when content and groups change together', async () => {

@@ -16,8 +16,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkMarkdown } from '../../src/chunking/chunk-markdown.ts';
-import type { IndexedChunk, SearchHit } from '../../src/domain.ts';
+import type { Chunk, IndexedChunk, SearchHit } from '../../src/domain.ts';
 import { Model2VecEmbedder } from '../../src/embedders/model2vec.ts';
+import type { RrfParameters } from '../../src/fusion/rrf.ts';
 import { vectorizeChunks } from '../../src/pipeline/index-document.ts';
 import { encodeQuery } from '../../src/sparse/bm25-encoder.ts';
 import { LanceDbStore } from '../../src/stores/lancedb.ts';
@@ -51,7 +52,18 @@ const SHAPES = [
 /** Leaves the sparse query empty: the search is the dense leg alone, fused. */
 const STOPWORDS_ONLY = { indices: [], values: [] };
 
-type Mode = 'sparse' | 'dense' | 'hybrid';
+type Mode = 'sparse' | 'dense' | 'hybrid' | 'weighted';
+
+/**
+ * Weighted RRF and other k (RRF_K, FUSION_WEIGHTS): QdrantStore sends `{rrf: {k, weights}}` (Qdrant ≥ 1.17,
+ * https://api.qdrant.tech/api-reference/search/query-points), the embedded store fuses with Qdrant's
+ * formula; each question of the weighted mode takes the next of these in turn.
+ */
+const WEIGHTED: RrfParameters[] = [
+  { k: 2, weights: { dense: 3, sparse: 1 } },
+  { k: 2, weights: { dense: 1, sparse: 0.5 } },
+  { k: 60, weights: { dense: 1, sparse: 2 } },
+];
 
 async function markdownFiles(folder: string): Promise<string[]> {
   const entries = await readdir(folder, { recursive: true, withFileTypes: true });
@@ -165,10 +177,12 @@ describe.skipIf(skipReason !== undefined)('LanceDbStore against Qdrant\'s engine
     return false;
   }
 
-  async function queryOf(mode: Mode, question: string, visibleGroups: readonly string[], shape: (typeof SHAPES)[number]): Promise<HybridQuery> {
+  async function queryOf(mode: Mode, position: number, visibleGroups: readonly string[], shape: (typeof SHAPES)[number]): Promise<HybridQuery> {
+    const question = questions[position]!;
     const sparse = mode === 'dense' ? STOPWORDS_ONLY : encodeQuery(question);
     const dense = mode === 'sparse' ? undefined : await embedder.embedQuery(question);
-    return { ...shape, sparse, dense, visibleGroups };
+    const fusion = mode === 'weighted' ? WEIGHTED[position % WEIGHTED.length] : undefined;
+    return { ...shape, sparse, dense, visibleGroups, fusion };
   }
 
   /** Runs every question × caller × shape of a mode in both stores; returns the counts and every divergence. */
@@ -176,17 +190,18 @@ describe.skipIf(skipReason !== undefined)('LanceDbStore against Qdrant\'s engine
     const divergences: string[] = [];
     let compared = 0;
     let tied = 0;
-    for (const question of questions) {
+    for (const [position, question] of questions.entries()) {
       for (const visibleGroups of CALLERS) {
         for (const shape of mode === 'sparse' ? SHAPES.slice(0, 1) : SHAPES) {
-          const query = await queryOf(mode, question, visibleGroups, shape);
+          const query = await queryOf(mode, position, visibleGroups, shape);
           if (mode !== 'sparse' && (await legsTie(query))) {
             tied++;
             continue;
           }
           const [ours, theirs] = await Promise.all([embedded.search(query), qdrant.search(query)]);
           const difference = rankingDifference(ours, theirs, query.limit);
-          if (difference) divergences.push(`${mode} "${question}" as [${visibleGroups.join(', ')}] prefetch ${query.prefetchLimit}: ${difference}`);
+          const fusion = query.fusion ? ` rrf k ${query.fusion.k} weights ${JSON.stringify(query.fusion.weights)}` : '';
+          if (difference) divergences.push(`${mode} "${question}" as [${visibleGroups.join(', ')}] prefetch ${query.prefetchLimit}${fusion}: ${difference}`);
           compared++;
         }
       }
@@ -194,8 +209,21 @@ describe.skipIf(skipReason !== undefined)('LanceDbStore against Qdrant\'s engine
     return { compared, tied, divergences };
   }
 
+  /** Reads by id (MCP get_passage): every third chunk id and a few unknown ones, for each caller. */
+  async function compareReads(phase: string): Promise<void> {
+    const ids = [...chunks.filter((_, i) => i % 3 === 0).map((chunk) => chunk.id), '00000000-0000-4000-8000-000000000000'];
+    const shown = (read: Chunk[]) => read.map(({ id, source, chunkIndex, text }) => `${id} ${source}#${chunkIndex} ${text.length}`).sort();
+    for (const visibleGroups of CALLERS) {
+      const [ours, theirs] = await Promise.all([embedded.getChunks(ids, visibleGroups), qdrant.getChunks(ids, visibleGroups)]);
+      expect(shown(ours), `${phase}: read by id as [${visibleGroups.join(', ')}]`).toEqual(shown(theirs));
+      expect(theirs.length).toBeGreaterThan(0);
+    }
+    console.info(`qdrant-edge-parity: ${phase}: read by id: ${ids.length} ids × ${CALLERS.length} callers, same chunks`);
+  }
+
   async function compareAll(phase: string): Promise<void> {
-    for (const mode of ['sparse', 'dense', 'hybrid'] as const) {
+    await compareReads(phase);
+    for (const mode of ['sparse', 'dense', 'hybrid', 'weighted'] as const) {
       const { compared, tied, divergences } = await compareMode(mode);
       console.info(`qdrant-edge-parity: ${phase}: ${mode}: ${compared} queries compared, ${tied} left out for tied legs, ${divergences.length} divergences`);
       expect(divergences.slice(0, 3).join('\n\n')).toBe('');

@@ -112,7 +112,7 @@ export class EmbeddedIndex implements EvalBackend {
       const contexts = this.contexts ? (await this.contexts.contextsFor({ uri: document.source, markdown: document.markdown, contentHash }, chunks)).contexts : [];
       chunks.forEach((chunk, position) => {
         const context = contexts[position] ?? '';
-        pending.push({ ...chunk, contentHash, groups: [], context, sparse: encodeDocument(contextualText(chunk.text, context)), ingestedAt });
+        pending.push({ ...chunk, contentHash, groups: [], context, sparse: encodeDocument(contextualText(chunk.text, context), this.store.bm25Language), ingestedAt });
       });
       if (pending.length >= batchChunks) await flush();
     }

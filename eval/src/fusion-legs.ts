@@ -24,7 +24,7 @@ export class QueryLegs {
    */
   static async fetch(store: VectorStore, embedder: Embedder, text: string, depth: number): Promise<QueryLegs> {
     const prefetch = Math.max(depth, MIN_PREFETCH);
-    const sparseQuery = encodeQuery(text);
+    const sparseQuery = encodeQuery(text, store.bm25Language);
     const dense = await embedder.embedQuery(text);
     const base = { sparse: sparseQuery, limit: prefetch, prefetchLimit: prefetch, visibleGroups: PUBLIC_ONLY };
     const denseHits = (await store.search({ ...base, dense, fusion: { k: 2, weights: { dense: 1, sparse: 0 } } })).filter((hit) => hit.score > 0);

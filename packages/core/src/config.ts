@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RagError } from './errors.ts';
 import { EQUAL_WEIGHTS, parseFusionWeights, QDRANT_RRF_K, type RrfParameters } from './fusion/rrf.ts';
+import { BM25_LANGUAGES, DEFAULT_BM25_LANGUAGE } from './sparse/languages/bm25-languages.ts';
 
 /**
  * The single place an environment variable is read. Names follow the seed's Kubernetes
@@ -84,6 +85,11 @@ export const configSchema = z
      * prepended to what is embedded and BM25-encoded. off; lead: the document's title and first sentence; llm: written by the gateway.
      */
     CONTEXT_MODE: z.enum(['off', 'lead', 'llm']).default('off'),
+    /**
+     * The language of the BM25 sparse leg (docs/retrieval.md, "Languages"): one of fastembed's Snowball languages
+     * (identical vectors), or cjk for Chinese/Japanese/Korean. Recorded with the collection, like the model.
+     */
+    BM25_LANGUAGE: z.enum(BM25_LANGUAGES).default(DEFAULT_BM25_LANGUAGE),
     /** llm mode: the gateway model that writes contexts (default GATEWAY_MODEL). */
     CONTEXT_MODEL: optionalText,
     /** llm mode: chunks whose context is being written at once, across documents. */

@@ -48,6 +48,11 @@ export const errorCatalog = {
     message:
       'The collection was indexed with another CONTEXT_MODE, or another version of its lead rule or prompt: its chunks would mix two kinds of context. Re-index into a new collection (set QDRANT_COLLECTION or RAG_COLLECTION, e.g. docs-v3) or set the CONTEXT_MODE the collection records.',
   },
+  RAG_LANGUAGE_MISMATCH: {
+    status: 409,
+    message:
+      "The collection was indexed with another BM25_LANGUAGE: its sparse vectors hold that language's stems, which this process's terms would never meet. Set the BM25_LANGUAGE the collection records, or re-index into a new collection (set QDRANT_COLLECTION or RAG_COLLECTION, e.g. docs-fr).",
+  },
   RAG_STORE_NOT_READY: { status: 503, message: 'The index is not open yet. Run `pnpm ingest` first, or wait for the store to start.' },
   RAG_STORE_LOADING: { status: 503, message: 'The embedded index is being loaded into memory; queries wait for it, and /readyz answers 200 once it is loaded.' },
   RAG_STORE_UNAVAILABLE: { status: 503, message: 'The vector store is unreachable or failing. Check QDRANT_URL and the Qdrant service.' },

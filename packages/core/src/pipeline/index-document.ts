@@ -4,6 +4,7 @@ import type { Chunk, DocumentVersion, IndexedChunk } from '../domain.ts';
 import type { Embedder } from '../embedders/embedder.ts';
 import { contextualText } from '../context/contextual-text.ts';
 import { encodeDocument } from '../sparse/bm25-encoder.ts';
+import type { Bm25Language } from '../sparse/languages/bm25-languages.ts';
 
 export interface ChunkOptions {
   chunkSize: number;
@@ -24,6 +25,8 @@ export async function vectorizeChunks(
   signal?: AbortSignal,
   /** One per chunk (CONTEXT_MODE): prepended to the text that is embedded and encoded, stored apart from it. */
   contexts?: readonly string[],
+  /** The store's BM25_LANGUAGE (VectorStore.bm25Language); english when absent. */
+  bm25Language?: Bm25Language,
 ): Promise<IndexedChunk[]> {
   const texts = chunks.map((chunk, position) => contextualText(chunk.text, contexts?.[position]));
   const dense = embedder ? await embedInBatches(embedder, texts, batchSize, onEmbedCall, signal) : [];
@@ -32,7 +35,7 @@ export async function vectorizeChunks(
     ...chunk,
     ...version,
     dense: dense[position],
-    sparse: encodeDocument(texts[position]!),
+    sparse: encodeDocument(texts[position]!, bm25Language),
     ingestedAt,
     context: contexts?.[position] ?? '',
   }));

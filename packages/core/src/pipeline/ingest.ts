@@ -235,7 +235,7 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
   const complete = contexts === undefined || contexts.failed + contexts.deferred === 0;
   const version = complete ? { contentHash, sourceVersion: document.sourceVersion, groups: document.groups } : { contentHash: '', sourceVersion: undefined, groups: document.groups };
   const onEmbedCall = () => (summary.embedCalls += 1);
-  const vectorized = await vectorizeChunks(chunks, version, options.embedder, options.embedBatchSize, onEmbedCall, options.signal, contexts?.contexts).catch((error: unknown) => {
+  const vectorized = await vectorizeChunks(chunks, version, options.embedder, options.embedBatchSize, onEmbedCall, options.signal, contexts?.contexts, options.store.bm25Language).catch((error: unknown) => {
     // The chunks of a document abandoned by a stopped run are not part of what the run did.
     if (options.signal?.aborted) summary.chunks -= chunks.length;
     throw error;

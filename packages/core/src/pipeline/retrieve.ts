@@ -93,7 +93,7 @@ export class Retriever {
 
   private async encodeSparse(query: string) {
     return timed(
-      async () => encodeQuery(query),
+      async () => encodeQuery(query, this.options.store.bm25Language),
       (seconds) => this.options.telemetry.recordStage('sparse', seconds),
     );
   }

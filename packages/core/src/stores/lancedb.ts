@@ -17,6 +17,8 @@ import { PinnedTable } from './lancedb-pinned-table.ts';
 import { LanceDbSearchView } from './lancedb-search-view.ts';
 import { groupsSql, sqlString } from './lancedb-sql.ts';
 import { describeRecorded, readRecordedModel, recordOf, writeRecordedModel, type RecordedModel } from './model-lock-file.ts';
+import { assertSameLanguage } from './language-lock.ts';
+import { DEFAULT_BM25_LANGUAGE, type Bm25Language } from '../sparse/languages/bm25-languages.ts';
 import { isSameTable, RecordedTableId, type TableSnapshot } from './table-identity.ts';
 import type { HybridQuery, OpenOptions, VectorStore } from './vector-store.ts';
 import { isWriting, markWriting } from './writer-mark.ts';
@@ -54,8 +56,11 @@ export class LanceDbStore implements VectorStore {
   /** False only for a table older than access groups opened by a dry run, which must not add the column. */
   private hasGroupsColumn = true;
 
-  constructor(private readonly options: { dataDir: string; collection: string }) {
+  readonly bm25Language: Bm25Language;
+
+  constructor(private readonly options: { dataDir: string; collection: string; bm25Language?: Bm25Language }) {
     this.tableIds = new RecordedTableId(this.modelFile);
+    this.bm25Language = options.bm25Language ?? DEFAULT_BM25_LANGUAGE;
   }
 
   private get modelFile(): string {
@@ -85,6 +90,7 @@ export class LanceDbStore implements VectorStore {
     const fromFile = await readRecordedModel(this.modelFile);
     this.recorded = fromFile ?? (await this.recordFromSchema(this.table, lock, create));
     this.assertSameModel(this.recorded, lock);
+    assertSameLanguage(this.options.collection, this.recorded.bm25Language, this.bm25Language);
     // A table made before tables had ids gets one from its first writer.
     if (create && fromFile && !fromFile.tableId) await this.record({ ...fromFile, tableId: randomUUID() });
     await this.addGroupsColumnIfMissing(this.table, create);
@@ -368,9 +374,11 @@ export class LanceDbStore implements VectorStore {
     await this.record(recordOf(lock, context, randomUUID()));
   }
 
+  /** Every record carries this store's language: `open` has checked it equals the collection's before any write. */
   private async record(recorded: RecordedModel): Promise<void> {
-    await writeRecordedModel(this.modelFile, recorded);
-    this.recorded = recorded;
+    const withLanguage = { ...recorded, bm25Language: this.bm25Language };
+    await writeRecordedModel(this.modelFile, withLanguage);
+    this.recorded = withLanguage;
   }
 
   /**

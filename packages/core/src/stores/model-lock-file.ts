@@ -1,6 +1,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ContextLock, EmbeddingModelLock } from '../domain.ts';
+import type { Bm25Language } from '../sparse/languages/bm25-languages.ts';
 import { removeAbandonedTemporaries, temporaryPathFor } from './temporary-files.ts';
 
 /** What an embedded collection records about the model that filled it; `null` model = sparse only. */
@@ -15,6 +16,8 @@ export interface RecordedModel {
    * records written before it existed, until a writer opens the table.
    */
   tableId?: string | undefined;
+  /** BM25_LANGUAGE of the sparse vectors (see language-lock.ts); absent in records written before it existed: english. */
+  bm25Language?: Bm25Language | undefined;
 }
 
 export async function readRecordedModel(path: string): Promise<RecordedModel | undefined> {

@@ -33,6 +33,8 @@ import { inBatches } from '../batches.ts';
 import { untilAborted } from '../until-aborted.ts';
 import { assertSameContext, UNRECORDED_NON_EMPTY } from './context-lock.ts';
 import { addChunkToDocuments } from './indexed-documents.ts';
+import { assertSameLanguage } from './language-lock.ts';
+import { DEFAULT_BM25_LANGUAGE, type Bm25Language } from '../sparse/languages/bm25-languages.ts';
 import type { HybridQuery, OpenOptions, VectorStore } from './vector-store.ts';
 
 export interface QdrantStoreOptions {
@@ -45,6 +47,8 @@ export interface QdrantStoreOptions {
   retries?: number | undefined;
   /** First retry backoff; tests shorten it. */
   minBackoffMs?: number | undefined;
+  /** BM25_LANGUAGE: recorded in a collection this store creates, checked against an existing one's (default english). */
+  bm25Language?: Bm25Language | undefined;
 }
 
 /** What each point carries: the seed's payload names plus the two fields incremental sync needs. */
@@ -76,6 +80,8 @@ const DIMENSION_KEY = 'embedding_dimension';
 /** Keys of the context lock (CONTEXT_MODE and its prompt version) in the collection metadata. */
 const CONTEXT_MODE_KEY = 'context_mode';
 const CONTEXT_VERSION_KEY = 'context_prompt_version';
+/** Key of the BM25 language in the collection metadata; absent (collections made before it, or by other tools): english. */
+const LANGUAGE_KEY = 'bm25_language';
 const GROUPS = 'groups';
 const SCROLL_PAGE = 512;
 /** Floor for each leg's candidates, so RRF has enough to fuse even for a small `limit`. */
@@ -84,6 +90,7 @@ const MIN_PREFETCH = 20;
 export class QdrantStore implements VectorStore {
   readonly name = 'qdrant';
   readonly collection: string;
+  readonly bm25Language: Bm25Language;
   private readonly client: QdrantClient;
   private readonly timeoutMs: number;
   /** What the opened collection holds: a sparse-only writer must not add points without dense vectors. */
@@ -93,6 +100,7 @@ export class QdrantStore implements VectorStore {
 
   constructor(private readonly options: QdrantStoreOptions) {
     this.collection = options.collection ?? 'docs-v2';
+    this.bm25Language = options.bm25Language ?? DEFAULT_BM25_LANGUAGE;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     // checkCompatibility would fire a GET / from the constructor and print a warning when Qdrant is
     // down; readiness is checkReady's job.
@@ -103,6 +111,7 @@ export class QdrantStore implements VectorStore {
     const existing = await this.collectionInfo();
     if (existing) {
       this.assertSameModel(existing, lock);
+      this.assertSameLanguage(existing);
       // A collection made before access groups existed gets their index; a dry run writes nothing.
       if (options.create !== false && !hasPayloadIndex(existing, GROUPS)) await this.createGroupsIndexIfAllowed();
       if (options.context) await this.checkContext(existing, options.context, options.create !== false);
@@ -116,6 +125,7 @@ export class QdrantStore implements VectorStore {
     // Another replica created it between our GET and PUT: check what it recorded.
     const created = await this.collectionInfo();
     if (created) this.assertSameModel(created, lock);
+    if (created) this.assertSameLanguage(created);
     if (created && options.context) await this.checkContext(created, options.context, true);
   }
 
@@ -221,7 +231,7 @@ export class QdrantStore implements VectorStore {
           collection_name: this.collection,
           ...(lock ? { vectors: { [DENSE]: { size: lock.dimension, distance: 'Cosine' } } } : {}),
           sparse_vectors: { [SPARSE]: { modifier: 'idf' } },
-          metadata: { [MODEL_KEY]: lock?.model ?? null, [DIMENSION_KEY]: lock?.dimension ?? null, ...(context ? contextMetadata(context) : {}) },
+          metadata: { [MODEL_KEY]: lock?.model ?? null, [DIMENSION_KEY]: lock?.dimension ?? null, [LANGUAGE_KEY]: this.bm25Language, ...(context ? contextMetadata(context) : {}) },
         }),
       );
     } catch (error) {
@@ -265,6 +275,11 @@ export class QdrantStore implements VectorStore {
 
   private async createKeywordIndex(field: string): Promise<void> {
     await this.run(() => this.client.createPayloadIndex(this.collection, { wait: true, field_name: field, field_schema: 'keyword' }));
+  }
+
+  /** See language-lock.ts: readers and writers alike; a collection without the key counts as english. */
+  private assertSameLanguage(info: unknown): void {
+    assertSameLanguage(this.collection, field(field(field(info, 'config'), 'metadata'), LANGUAGE_KEY), this.bm25Language);
   }
 
   private assertSameModel(info: unknown, lock: EmbeddingModelLock | null): void {

@@ -1,5 +1,6 @@
 import type { Chunk, ContextLock, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit, SparseVector } from '../domain.ts';
 import type { RrfParameters } from '../fusion/rrf.ts';
+import type { Bm25Language } from '../sparse/languages/bm25-languages.ts';
 
 export interface HybridQuery {
   /** Absent when no embedder is configured: the search is then sparse only. */
@@ -31,6 +32,12 @@ export interface OpenOptions {
 
 export interface VectorStore {
   readonly name: string;
+  /**
+   * The BM25 language this store was configured with (BM25_LANGUAGE), checked against the collection's record
+   * by `open` (RAG_LANGUAGE_MISMATCH): sparse vectors written to it and queries sent to it are encoded in it.
+   * Absent (test doubles): english.
+   */
+  readonly bm25Language?: Bm25Language;
   /**
    * Opens the collection, creating it when missing. With a model lock, a collection built with
    * another model is refused with RAG_MODEL_MISMATCH; `null` means sparse only.

@@ -1,6 +1,6 @@
 import { stemmer as greekStemmer } from '@orama/stemmers/greek';
 import { stem as englishStem } from 'porter2';
-import snowball from 'snowball-stemmers';
+import { newStemmer } from 'snowball-stemmers';
 import type { SnowballLanguage } from './bm25-languages.ts';
 
 export type Stem = (word: string) => string;
@@ -17,6 +17,6 @@ export type Stem = (word: string) => string;
 export function snowballStemmer(language: SnowballLanguage): Stem {
   if (language === 'english') return englishStem;
   if (language === 'greek') return greekStemmer;
-  const stemmer = snowball.newStemmer(language);
+  const stemmer = newStemmer(language);
   return (word) => stemmer.stem(word);
 }

@@ -9,6 +9,8 @@
  *
  * QdrantStore's requests reach the engine unchanged (collection config, keyword indexes, visibility filter
  * in the prefetches and at the root, `{fusion: "rrf"}`), so this also checks the adapter against Qdrant.
+ * The same requests also go to the fake Qdrant the production-path tests use, which must answer as the
+ * engine does.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -24,6 +26,8 @@ import { encodeQuery } from '../../src/sparse/bm25-encoder.ts';
 import { LanceDbStore } from '../../src/stores/lancedb.ts';
 import { QdrantStore } from '../../src/stores/qdrant.ts';
 import type { HybridQuery, VectorStore } from '../../src/stores/vector-store.ts';
+import { FakeQdrant } from '../../../../services/retrieval/test/fakes/fake-qdrant.ts';
+import { closeFakeServers, startFakeServer } from '../adapters/fake-server.ts';
 import { realComponentSkipReason, repositoryRoot, venvPython } from '../real/real-components.ts';
 import { startQdrantEdge, type QdrantEdgeServer } from '../real/qdrant-edge.ts';
 
@@ -137,6 +141,8 @@ describe.skipIf(skipReason !== undefined)('LanceDbStore against Qdrant\'s engine
   let dataDir = '';
   let embedded: LanceDbStore;
   let qdrant: QdrantStore;
+  /** QdrantStore against services/retrieval/test/fakes/fake-qdrant.ts. */
+  let fake: QdrantStore;
   let embedder: Model2VecEmbedder;
   let chunks: IndexedChunk[] = [];
   let questions: string[] = [];
@@ -148,9 +154,10 @@ describe.skipIf(skipReason !== undefined)('LanceDbStore against Qdrant\'s engine
     const lock = await embedder.describe();
     embedded = new LanceDbStore({ dataDir, collection });
     qdrant = new QdrantStore({ url: edge.url, collection, minBackoffMs: 10, retries: 0 });
+    fake = new QdrantStore({ url: (await startFakeServer(new FakeQdrant().handle)).url, collection, retries: 0 });
     chunks = await corpusChunks(embedder);
     questions = questionsFrom(chunks, 120);
-    for (const store of [embedded, qdrant] as VectorStore[]) {
+    for (const store of [embedded, qdrant, fake] as VectorStore[]) {
       await store.open(lock);
       for (let i = 0; i < chunks.length; i += 256) await store.upsert(chunks.slice(i, i + 256));
     }
@@ -159,6 +166,7 @@ describe.skipIf(skipReason !== undefined)('LanceDbStore against Qdrant\'s engine
   afterAll(async () => {
     await embedded?.close();
     await edge?.close();
+    await closeFakeServers();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
@@ -188,6 +196,7 @@ describe.skipIf(skipReason !== undefined)('LanceDbStore against Qdrant\'s engine
   /** Runs every question × caller × shape of a mode in both stores; returns the counts and every divergence. */
   async function compareMode(mode: Mode) {
     const divergences: string[] = [];
+    const fakeDivergences: string[] = [];
     let compared = 0;
     let tied = 0;
     for (const [position, question] of questions.entries()) {
@@ -198,15 +207,18 @@ describe.skipIf(skipReason !== undefined)('LanceDbStore against Qdrant\'s engine
             tied++;
             continue;
           }
-          const [ours, theirs] = await Promise.all([embedded.search(query), qdrant.search(query)]);
-          const difference = rankingDifference(ours, theirs, query.limit);
+          const [ours, theirs, fakes] = await Promise.all([embedded.search(query), qdrant.search(query), fake.search(query)]);
           const fusion = query.fusion ? ` rrf k ${query.fusion.k} weights ${JSON.stringify(query.fusion.weights)}` : '';
-          if (difference) divergences.push(`${mode} "${question}" as [${visibleGroups.join(', ')}] prefetch ${query.prefetchLimit}${fusion}: ${difference}`);
+          const label = `${mode} "${question}" as [${visibleGroups.join(', ')}] prefetch ${query.prefetchLimit}${fusion}`;
+          const difference = rankingDifference(ours, theirs, query.limit);
+          if (difference) divergences.push(`${label}: ${difference}`);
+          const fakeDifference = rankingDifference(fakes, theirs, query.limit);
+          if (fakeDifference) fakeDivergences.push(`fake Qdrant, ${label}: ${fakeDifference}`);
           compared++;
         }
       }
     }
-    return { compared, tied, divergences };
+    return { compared, tied, divergences, fakeDivergences };
   }
 
   /** Reads by id (MCP get_passage): every third chunk id and a few unknown ones, for each caller. */
@@ -214,8 +226,9 @@ describe.skipIf(skipReason !== undefined)('LanceDbStore against Qdrant\'s engine
     const ids = [...chunks.filter((_, i) => i % 3 === 0).map((chunk) => chunk.id), '00000000-0000-4000-8000-000000000000'];
     const shown = (read: Chunk[]) => read.map(({ id, source, chunkIndex, text }) => `${id} ${source}#${chunkIndex} ${text.length}`).sort();
     for (const visibleGroups of CALLERS) {
-      const [ours, theirs] = await Promise.all([embedded.getChunks(ids, visibleGroups), qdrant.getChunks(ids, visibleGroups)]);
+      const [ours, theirs, fakes] = await Promise.all([embedded.getChunks(ids, visibleGroups), qdrant.getChunks(ids, visibleGroups), fake.getChunks(ids, visibleGroups)]);
       expect(shown(ours), `${phase}: read by id as [${visibleGroups.join(', ')}]`).toEqual(shown(theirs));
+      expect(shown(fakes), `${phase}: fake Qdrant's read by id as [${visibleGroups.join(', ')}]`).toEqual(shown(theirs));
       expect(theirs.length).toBeGreaterThan(0);
     }
     console.info(`qdrant-edge-parity: ${phase}: read by id: ${ids.length} ids × ${CALLERS.length} callers, same chunks`);
@@ -224,17 +237,19 @@ describe.skipIf(skipReason !== undefined)('LanceDbStore against Qdrant\'s engine
   async function compareAll(phase: string): Promise<void> {
     await compareReads(phase);
     for (const mode of ['sparse', 'dense', 'hybrid', 'weighted'] as const) {
-      const { compared, tied, divergences } = await compareMode(mode);
-      console.info(`qdrant-edge-parity: ${phase}: ${mode}: ${compared} queries compared, ${tied} left out for tied legs, ${divergences.length} divergences`);
+      const { compared, tied, divergences, fakeDivergences } = await compareMode(mode);
+      console.info(`qdrant-edge-parity: ${phase}: ${mode}: ${compared} queries compared, ${tied} left out for tied legs, ${divergences.length} divergences (fake Qdrant: ${fakeDivergences.length})`);
       expect(divergences.slice(0, 3).join('\n\n')).toBe('');
+      expect(fakeDivergences.slice(0, 3).join('\n\n')).toBe('');
       expect(compared).toBeGreaterThanOrEqual(mode === 'sparse' ? 300 : 400);
     }
   }
 
-  it('holds the same few hundred chunks in both', async () => {
+  it('holds the same few hundred chunks in each', async () => {
     expect(chunks.length).toBeGreaterThan(300);
     expect(await qdrant.count()).toBe(chunks.length);
     expect(await embedded.count()).toBe(chunks.length);
+    expect(await fake.count()).toBe(chunks.length);
   });
 
   it('ranks and scores alike in every mode, for callers with and without groups', async () => {
@@ -253,13 +268,14 @@ describe.skipIf(skipReason !== undefined)('LanceDbStore against Qdrant\'s engine
     const sources = [...new Set(chunks.map((chunk) => chunk.source))];
     const edited = chunks.filter((chunk) => chunk.source === sources[3]).map((chunk) => ({ ...chunk, text: `${chunk.text}\n\nRevised: single sign-on now needs TLS.` }));
     const rewritten = await vectorizeChunks(edited, { contentHash: 'hash-edited', groups: edited[0]!.groups }, embedder, 64, () => undefined);
-    for (const store of [embedded, qdrant] as VectorStore[]) {
+    for (const store of [embedded, qdrant, fake] as VectorStore[]) {
       for (const source of sources.filter((_, i) => i % 5 === 1)) await store.deleteBySource(source);
       await store.upsert(rewritten);
       await store.setGroups(sources[0]!, ['support']);
       await store.setGroups(sources[2]!, []);
     }
     expect(await qdrant.count()).toBe(await embedded.count());
+    expect(await fake.count()).toBe(await embedded.count());
     const beforeRebuild = await compareMode('sparse');
     console.info(`qdrant-edge-parity: after a sync, before Qdrant rebuilds its segment: sparse: ${beforeRebuild.divergences.length} of ${beforeRebuild.compared} queries score otherwise (deleted points still in Qdrant's IDF)`);
     await edge.oracle.call('reload', {});

@@ -25,6 +25,18 @@ describe('the fake Qdrant\'s RRF', () => {
     expect(only!.score).not.toBe(1 / 2 + 1 / 3 + 1 / 4);
   });
 
+  it('weighs legs as Qdrant ≥ 1.17 does: 1 / ((position + 1) / weight + k - 1), nothing at weight 0', () => {
+    // Qdrant Edge 0.9.0 scored the point first in both legs 1.25 at weights [3, 1] (0.75 + 0.5), and the
+    // second of the first leg 1 / (2/3 + 1) in f32 = 0.5999999642372131 (not f32(0.6)).
+    const fused = rrfFusion([[point('a'), point('b')], [point('a'), point('c')]], 2, [3, 1]);
+    expect(fused.map(({ point: p, score }) => [p.id, score])).toEqual([
+      ['a', 1.25],
+      ['b', 0.5999999642372131],
+      ['c', Math.fround(1 / 3)],
+    ]);
+    expect(rrfFusion([[point('a')], [point('b')]], 2, [1, 0]).map(({ score }) => score)).toEqual([0.5, 0]);
+  });
+
   it('ranks a point in both legs above one that leads a single leg, and honours {rrf: {k}}', () => {
     expect(rrfFusion([[point('solo'), point('both')], [point('both')]]).map(({ point: p }) => p.id)).toEqual(['both', 'solo']);
     expect(rrfFusion([[point('a')]], 60)[0]!.score).toBe(Math.fround(1 / 60));

@@ -136,7 +136,7 @@ export class FakeQdrant {
     const points = [...collection.points.values()];
     const rootFilter: Filter | undefined = body.filter;
     const ranked = body.prefetch
-      ? fuse(points, body.prefetch as Prefetch[], rootFilter, rrfK(body.query))
+      ? fuse(points, body.prefetch as Prefetch[], rootFilter, rrfParameters(body.query, body.prefetch.length))
       : rank(points, { query: body.query, using: body.using, limit: body.limit, filter: rootFilter });
     const answer = { points: ranked.slice(0, body.limit).map(({ point, score }) => ({ id: point.id, version: 1, score, payload: point.payload })) };
     this.answers.push(answer);
@@ -144,9 +144,9 @@ export class FakeQdrant {
   }
 }
 
-function fuse(points: Point[], prefetches: Prefetch[], rootFilter: Filter | undefined, k: number): Array<{ point: Point; score: number }> {
+function fuse(points: Point[], prefetches: Prefetch[], rootFilter: Filter | undefined, rrf: RrfParameters): Array<{ point: Point; score: number }> {
   const legs = prefetches.map((prefetch) => rank(points, { ...prefetch, filter: legFilter(rootFilter, prefetch.filter) }).map(({ point }) => point));
-  return rrfFusion(legs, k);
+  return rrfFusion(legs, rrf.k, rrf.weights);
 }
 
 /** Qdrant's `DEFAULT_RRF_K`: `{fusion: "rrf"}` uses 2, not the literature's 60; `{rrf: {k}}` (Qdrant ≥ 1.16) sets it. */
@@ -154,20 +154,27 @@ export const QDRANT_DEFAULT_RRF_K = 2;
 
 /**
  * Qdrant's server-side Reciprocal Rank Fusion (`rrf_scoring`): a point scores Σ over the legs it appears
- * in of 1 / (its 0-based position + k); a leg's own scores are ignored. Qdrant's scores are f32: each
- * term and each running sum is rounded to f32, so a point first in both of two legs scores 1.0 and one
- * at positions 0, 1 and 2 of three legs 0.5 + 0.33333334 + 0.25 = 1.0833334.
+ * in of `position_score` = 1 / ((position + 1) / weight + k − 1), position 0-based, weight 1 unless the
+ * query gives `weights` (Qdrant ≥ 1.17; 0 or less: nothing), so 1 / (position + k) at weight 1; a leg's
+ * own scores are ignored. Qdrant's scores are f32: each step and each running sum is rounded to f32, so a
+ * point first in both of two legs scores 1.0 and one at positions 0, 1 and 2 of three legs
+ * 0.5 + 0.33333334 + 0.25 = 1.0833334.
  * https://qdrant.tech/documentation/concepts/hybrid-queries/#reciprocal-rank-fusion-rrf
  * https://github.com/qdrant/qdrant/blob/master/lib/segment/src/common/reciprocal_rank_fusion.rs
  * Qdrant sorts by score only (ties come out in hash-map order); the fake breaks ties by id so tests are
  * deterministic.
  */
-export function rrfFusion<T extends { id: string }>(legs: readonly (readonly T[])[], k: number = QDRANT_DEFAULT_RRF_K): Array<{ point: T; score: number }> {
+export function rrfFusion<T extends { id: string }>(
+  legs: readonly (readonly T[])[],
+  k: number = QDRANT_DEFAULT_RRF_K,
+  weights?: readonly number[],
+): Array<{ point: T; score: number }> {
   const fused = new Map<string, { point: T; score: number }>();
-  for (const leg of legs) {
+  for (const [legIndex, leg] of legs.entries()) {
+    const weight = weights?.[legIndex] ?? 1;
     for (let position = 0; position < leg.length; position++) {
       const point = leg[position]!;
-      const contribution = Math.fround(1 / Math.fround(position + k));
+      const contribution = positionScore(position, k, weight);
       const entry = fused.get(point.id);
       if (entry) entry.score = Math.fround(entry.score + contribution);
       else fused.set(point.id, { point, score: contribution });
@@ -176,11 +183,27 @@ export function rrfFusion<T extends { id: string }>(legs: readonly (readonly T[]
   return [...fused.values()].sort((a, b) => b.score - a.score || (a.point.id < b.point.id ? -1 : a.point.id > b.point.id ? 1 : 0));
 }
 
-/** The k of a fusion query: `{fusion: "rrf"}` or `{rrf: {k}}`; anything else is a 400, as in Qdrant. */
-function rrfK(query: any): number {
-  if (query?.fusion === 'rrf') return QDRANT_DEFAULT_RRF_K;
-  if (query?.rrf && typeof query.rrf === 'object') return query.rrf.k ?? QDRANT_DEFAULT_RRF_K;
-  throw new BadFilter(`unsupported fusion query ${JSON.stringify(query)}`);
+function positionScore(position: number, k: number, weight: number): number {
+  if (weight <= 0) return 0;
+  const f32 = Math.fround;
+  return f32(1 / f32(f32(f32(f32(position + 1) / f32(weight)) + k) - 1));
+}
+
+interface RrfParameters {
+  k: number;
+  weights?: number[] | undefined;
+}
+
+/**
+ * The k and weights of a fusion query: `{fusion: "rrf"}` or `{rrf: {k, weights}}`; anything else, or
+ * weights not one per prefetch, is a 400, as in Qdrant.
+ */
+function rrfParameters(query: any, prefetches: number): RrfParameters {
+  if (query?.fusion === 'rrf') return { k: QDRANT_DEFAULT_RRF_K };
+  if (!query?.rrf || typeof query.rrf !== 'object') throw new BadFilter(`unsupported fusion query ${JSON.stringify(query)}`);
+  const weights: number[] | undefined = query.rrf.weights;
+  if (weights && weights.length !== prefetches) throw new BadFilter(`Number of weights in RRF should match number of pre-fetches: got ${weights.length}, expected ${prefetches}`);
+  return { k: query.rrf.k ?? QDRANT_DEFAULT_RRF_K, weights };
 }
 
 /**

@@ -79,7 +79,7 @@ async function loadStaticModel(model: string): Promise<StaticModel> {
   const tokenizer = new PreTrainedTokenizer(tokenizerJson, {});
   const embeddings = tensors.get('embeddings') ?? tensors.get('0');
   if (!embeddings || !(embeddings.data instanceof Float32Array) || embeddings.shape.length !== 2) {
-    throw new Error(`Model2Vec directory "${directory}" has no F32 2-D "embeddings" tensor in model.safetensors.`);
+    throw new Error(`Model2Vec directory "${directory}" has no F32 or F16 2-D "embeddings" tensor in model.safetensors.`);
   }
   return {
     tokenizer,
@@ -145,10 +145,22 @@ export function parseSafetensors(bytes: Buffer): Map<string, { shape: number[]; 
 
 function typedArray(dtype: string, buffer: ArrayBufferLike): TypedArray {
   if (dtype === 'F32') return new Float32Array(buffer);
+  // model2vec's distill() saves float16 embeddings by default; widened once at load, the sums stay in float64.
+  if (dtype === 'F16') return Float32Array.from(new Uint16Array(buffer), halfToFloat);
   if (dtype === 'F64') return new Float64Array(buffer);
   if (dtype === 'I32') return new Int32Array(buffer);
   if (dtype === 'I64') return Int32Array.from(new BigInt64Array(buffer), Number);
-  throw new Error(`Unsupported safetensors dtype ${dtype}; Model2Vec models here must be F32 (with F64 weights, I32/I64 mapping).`);
+  throw new Error(`Unsupported safetensors dtype ${dtype}; Model2Vec models here must be F32 or F16 (with F64 weights, I32/I64 mapping).`);
+}
+
+/** IEEE 754 binary16 to a number (Node 20 has no Float16Array): sign, 5-bit exponent (bias 15), 10-bit fraction. */
+function halfToFloat(bits: number): number {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exponent = (bits >> 10) & 0x1f;
+  const fraction = bits & 0x3ff;
+  if (exponent === 0) return sign * 2 ** -14 * (fraction / 1024);
+  if (exponent === 0x1f) return fraction ? Number.NaN : sign * Number.POSITIVE_INFINITY;
+  return sign * 2 ** (exponent - 15) * (1 + fraction / 1024);
 }
 
 function asType<T extends TypedArray>(data: TypedArray | undefined, type: new (...args: never[]) => T): T | undefined {

@@ -10,6 +10,14 @@ function cosine(a: number[], b: number[]): number {
   return a.reduce((sum, value, i) => sum + value * (b[i] ?? Number.NaN), 0);
 }
 
+/** A one-tensor safetensors file: 8-byte little-endian header length, JSON header, data. */
+function safetensorsFile(dtype: string, shape: number[], data: Buffer): Buffer {
+  const header = Buffer.from(JSON.stringify({ embeddings: { dtype, shape, data_offsets: [0, data.length] } }));
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(header.length));
+  return Buffer.concat([length, header, data]);
+}
+
 describe('Model2VecEmbedder', () => {
   it('reads the safetensors tensors with their shapes and types', () => {
     const tensors = parseSafetensors(readFileSync(`${MODEL_DIR}/model.safetensors`));
@@ -18,6 +26,14 @@ describe('Model2VecEmbedder', () => {
     expect(tensors.get('weights')?.data).toBeInstanceOf(Float64Array);
     expect(tensors.get('mapping')?.data).toBeInstanceOf(Int32Array);
     expect(tensors.get('mapping')?.data.length).toBe(29524);
+  });
+
+  it('widens float16 tensors, as model2vec distill() saves them, to float32', () => {
+    // binary16 bit patterns: 1, -2, 0.5, the largest finite 65504, the smallest subnormal 2^-24, -0, +Infinity.
+    const halves = Uint16Array.of(0x3c00, 0xc000, 0x3800, 0x7bff, 0x0001, 0x8000, 0x7c00);
+    const tensor = parseSafetensors(safetensorsFile('F16', [7, 1], Buffer.from(halves.buffer))).get('embeddings');
+    expect(tensor?.data).toBeInstanceOf(Float32Array);
+    expect(Array.from(tensor!.data)).toEqual([1, -2, 0.5, 65504, 2 ** -24, -0, Number.POSITIVE_INFINITY]);
   });
 
   it('describes the model with its dimension', async () => {

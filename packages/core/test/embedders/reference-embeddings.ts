@@ -24,3 +24,8 @@ export function cosine(a: number[], b: number[]): number {
   });
   return dot / Math.sqrt(normA * normB);
 }
+
+/** A reference text short enough for an assertion message. */
+export function label(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}

@@ -2,6 +2,12 @@ import { RagError } from '../errors.ts';
 
 /** How far a Markdown document may nest, and how long its lines may be, before it is refused unparsed. */
 export interface MarkdownLimits {
+  /**
+   * Characters parsed at all. The parse is linear but blocks the event loop (about a second per MB of
+   * real docs on a busy 2-core machine, several at the deepest nesting allowed), and with it the
+   * `<collection>.writing` heartbeat, which servers ignore after 30 s, and SIGTERM handling.
+   */
+  maxChars: number;
   /** Characters in one line: minified or embedded data (a base64 picture), not prose. */
   maxLineChars: number;
   /** Containers open on one line: blockquote markers plus nested list items. */
@@ -13,7 +19,7 @@ export interface MarkdownLimits {
  * recurses per level: `>` × 10,000 overflowed the stack, a list 200 deep took seconds. Real documents
  * nest a few levels; a CommonMark list needs 2 columns of indentation per level.
  */
-export const DEFAULT_MARKDOWN_LIMITS: MarkdownLimits = { maxLineChars: 200_000, maxNesting: 64 };
+export const DEFAULT_MARKDOWN_LIMITS: MarkdownLimits = { maxChars: 10_000_000, maxLineChars: 200_000, maxNesting: 64 };
 
 const FENCE = /^(`{3,}|~{3,})/;
 const ORDERED_MARKER = /^\d{1,9}[.)]/;
@@ -26,6 +32,7 @@ const ORDERED_MARKER = /^\d{1,9}[.)]/;
  * lines inside fenced code open nothing.
  */
 export function assertMarkdownWithinLimits(markdown: string, limits: MarkdownLimits = DEFAULT_MARKDOWN_LIMITS): void {
+  if (markdown.length > limits.maxChars) throw tooComplex(`${markdown.length.toLocaleString('en-US')} characters of Markdown, the limit is ${limits.maxChars.toLocaleString('en-US')}: split it`);
   const openItems: number[] = [];
   let fence: string | undefined;
   let lineNumber = 0;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { chunkMarkdown } from '../../src/chunking/chunk-markdown.ts';
 import { assertMarkdownWithinLimits, DEFAULT_MARKDOWN_LIMITS } from '../../src/chunking/markdown-limits.ts';
 
-const { maxLineChars, maxNesting } = DEFAULT_MARKDOWN_LIMITS;
+const { maxChars, maxLineChars, maxNesting } = DEFAULT_MARKDOWN_LIMITS;
 
 function nestedList(depth: number): string {
   return Array.from({ length: depth }, (_, level) => `${'  '.repeat(level)}- level ${level}`).join('\n');
@@ -18,6 +18,12 @@ function refusal(markdown: string): string | undefined {
 }
 
 describe('Markdown limits, checked before parsing', () => {
+  it('takes a document of exactly the limit in characters and refuses one more', () => {
+    const lines = `${'a'.repeat(99)}\n`.repeat(maxChars / 100);
+    expect(refusal(lines)).toBeUndefined();
+    expect(refusal(`${lines}a`)).toBe('RAG_DOCUMENT_TOO_COMPLEX');
+  });
+
   it('takes a line of exactly the limit and refuses one character more', () => {
     expect(refusal(`# Title\n${'a'.repeat(maxLineChars)}\n`)).toBeUndefined();
     expect(refusal(`# Title\n${'a'.repeat(maxLineChars + 1)}\n`)).toBe('RAG_DOCUMENT_TOO_COMPLEX');

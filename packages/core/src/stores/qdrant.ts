@@ -84,8 +84,6 @@ const CONTEXT_VERSION_KEY = 'context_prompt_version';
 const LANGUAGE_KEY = 'bm25_language';
 const GROUPS = 'groups';
 const SCROLL_PAGE = 512;
-/** Floor for each leg's candidates, so RRF has enough to fuse even for a small `limit`. */
-const MIN_PREFETCH = 20;
 
 export class QdrantStore implements VectorStore {
   readonly name = 'qdrant';
@@ -366,7 +364,9 @@ function visibilityFilter(visibleGroups: readonly string[]) {
  * collection whatever the filter, as the embedded store's does.
  */
 function searchRequest(query: HybridQuery) {
-  const candidates = Math.max(query.prefetchLimit, query.limit, MIN_PREFETCH);
+  // The caller's prefetchLimit as is (the Retriever sets its floor): the embedded store takes the same
+  // candidates, so both fuse the same lists (the Qdrant Edge parity test diverged with a floor here).
+  const candidates = Math.max(query.prefetchLimit, query.limit);
   const sparse: SparseVector | undefined = query.sparse.indices.length > 0 ? { indices: query.sparse.indices, values: query.sparse.values } : undefined;
   const filter = visibilityFilter(query.visibleGroups);
   if (query.dense) {

@@ -362,14 +362,14 @@ describe('QdrantStore reads', () => {
     ]);
   });
 
-  it('asks each leg for at least 20 and at least limit candidates', async () => {
+  it('asks each leg for the caller\'s prefetch limit, and at least limit candidates (the floor is the Retriever\'s, as for the embedded store)', async () => {
     const server = await startFakeServer(qdrant({ [`POST /collections/${C}/points/query`]: (_, res) => ok(res, { points: [] }) }));
     const qdrantStore = store(server.url);
     await qdrantStore.search({ dense: [1], sparse: { indices: [1], values: [1] }, limit: 5, prefetchLimit: 5, visibleGroups: [] });
     await qdrantStore.search({ dense: [1], sparse: { indices: [1], values: [1] }, limit: 30, prefetchLimit: 10, visibleGroups: [] });
     const limits = server.requests.map((r) => (r.body as { prefetch: Array<{ limit: number }> }).prefetch.map((p) => p.limit));
     expect(limits).toEqual([
-      [20, 20],
+      [5, 5],
       [30, 30],
     ]);
   });

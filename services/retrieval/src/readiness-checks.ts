@@ -1,12 +1,15 @@
 import type { ChatModel, Embedder, Reranker, VectorStore } from '@rag/core';
 import { isRagError } from '@rag/core';
 import type { ReadinessCheck } from './routes/health.ts';
+import type { EmbedActivity } from './embed-activity.ts';
 import type { OpenGate } from './store-gate.ts';
 
 export interface ReadinessTargets {
   gate: OpenGate;
   store: VectorStore;
   embedder?: Embedder | undefined;
+  /** Successful embedding calls stand in for the embed probe while they are recent. */
+  embedActivity?: EmbedActivity | undefined;
   reranker?: Reranker | undefined;
   chatModel?: ChatModel | undefined;
 }
@@ -17,9 +20,9 @@ export interface ReadinessTargets {
  * reranker (/search falls back to the fused ranking) and the gateway (only /chat needs it) are optional.
  */
 export function readinessChecks(targets: ReadinessTargets): ReadinessCheck[] {
-  const { gate, store, embedder, reranker, chatModel } = targets;
+  const { gate, store, embedder, embedActivity, reranker, chatModel } = targets;
   const checks: ReadinessCheck[] = [{ name: 'store', timeoutCode: 'RAG_STORE_TIMEOUT', check: (signal) => storeReady(gate, store, signal) }];
-  if (embedder) checks.push({ name: 'embed', timeoutCode: 'RAG_EMBED_TIMEOUT', check: (signal) => embedReady(embedder, signal) });
+  if (embedder) checks.push({ name: 'embed', timeoutCode: 'RAG_EMBED_TIMEOUT', check: (signal) => embedReady(embedder, embedActivity, signal) });
   if (reranker) checks.push({ name: 'rerank', optional: true, timeoutCode: 'RAG_RERANK_TIMEOUT', check: (signal) => rerankReady(reranker, signal) });
   if (chatModel?.checkReady) {
     checks.push({ name: 'gateway', optional: true, timeoutCode: 'RAG_GATEWAY_TIMEOUT', check: (signal) => chatModel.checkReady!(signal) });
@@ -49,8 +52,13 @@ function isStoreFailure(error: unknown): boolean {
   return !isRagError(error) || error.code.startsWith('RAG_STORE_') || error.code === 'RAG_MODEL_MISMATCH';
 }
 
-/** A server probe when the adapter has one (TEI /health); a local model is ready once it loads. */
-async function embedReady(embedder: Embedder, signal: AbortSignal): Promise<void> {
+/**
+ * Ready without a call when embedding calls succeeded recently (a TEI busy with long batches answers
+ * /health late, not never); otherwise a server probe when the adapter has one (TEI /health), and a local
+ * model is ready once it loads.
+ */
+async function embedReady(embedder: Embedder, activity: EmbedActivity | undefined, signal: AbortSignal): Promise<void> {
+  if (activity?.recentlySucceeded()) return;
   if (embedder.checkReady) return embedder.checkReady(signal);
   await embedder.describe(signal);
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { RagError } from './errors.ts';
 import { EQUAL_WEIGHTS, parseFusionWeights, QDRANT_RRF_K, type RrfParameters } from './fusion/rrf.ts';
 import { BM25_LANGUAGES, DEFAULT_BM25_LANGUAGE } from './sparse/languages/bm25-languages.ts';
+import { tracingConfigShape } from './tracing/tracing-config.ts';
 
 /**
  * The single place an environment variable is read. Names follow the seed's Kubernetes
@@ -98,6 +99,8 @@ export const configSchema = z
     CONTEXT_MAX_TOKENS: integer(1, Number.MAX_SAFE_INTEGER).default(2_000_000),
     /** llm mode: a longer document is sent as a window of this many characters around the chunk. */
     CONTEXT_MAX_DOCUMENT_CHARS: integer(1_000, 10_000_000).default(24_000),
+    /** OTEL_* (docs/observability.md, "Tracing"): the SDK's standard variables; tracing is off without an endpoint. */
+    ...tracingConfigShape,
   })
   .refine((config) => config.CHUNK_OVERLAP < config.CHUNK_SIZE, {
     message: 'CHUNK_OVERLAP must be smaller than CHUNK_SIZE',

@@ -4,6 +4,7 @@ export * from './domain.ts';
 export * from './errors.ts';
 export * from './logger.ts';
 export * from './telemetry.ts';
+export * from './tracing/index.ts';
 export { isVisibleTo, normalizeGroups, PUBLIC_ONLY } from './access/groups.ts';
 export { untilAborted } from './until-aborted.ts';
 export type { ChatMessage, ChatModel, ChatCompletion, ChatStreamEvent, TokenUsage } from './chat/chat-model.ts';

@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { prettyFactory } from 'pino-pretty';
+import { traceLogFields } from './tracing/log-correlation.ts';
 
 export type { Logger };
 
@@ -37,7 +38,7 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
   // A file is opened synchronously, so that nothing written before the open completes can be lost or
   // raced by a reader; stderr keeps pino's asynchronous writes, flushed on exit.
   const sink = pino.destination({ dest: destination, sync: typeof destination === 'string' });
-  const loggerOptions = { level, redact: REDACTED_PATHS };
+  const loggerOptions = { level, redact: REDACTED_PATHS, mixin: traceLogFields };
   if (format === 'json' || level === 'silent') return pino(loggerOptions, sink);
   const prettify = prettyFactory({ colorize: isTerminal, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
   const prettyStream = {

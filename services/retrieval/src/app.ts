@@ -11,6 +11,7 @@ import { registerOpenApiRoute } from './routes/openapi.ts';
 import { registerMetricsRoute } from './routes/metrics.ts';
 import { registerSearchRoute } from './routes/search.ts';
 import { registerWebRoutes } from './routes/web.ts';
+import { registerRequestTracing } from './request-tracing.ts';
 import type { OpenGate } from './store-gate.ts';
 
 export interface AppDependencies {
@@ -72,6 +73,8 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   const app = Fastify({ loggerInstance: deps.logger as FastifyBaseLogger, bodyLimit: 64 * 1024, disableRequestLogging: true, ...timeoutOptions(deps.httpTimeouts), ...frameworkErrorOptions });
   // JSON only: any other media type is refused with 415 instead of reaching the routes as a string.
   app.removeContentTypeParser('text/plain');
+  // First, so that the server span is active in every later hook (auth, rate limits) and handler.
+  registerRequestTracing(app);
   registerErrorHandlers(app);
   registerAuth(app, deps.apiKeys);
   app.addHook('onResponse', async (request, reply) => {

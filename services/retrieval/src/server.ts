@@ -9,6 +9,7 @@ import {
   isRagError,
   PassageReader,
   Retriever,
+  startTracing,
   Telemetry,
   type Config,
   type Logger,
@@ -26,6 +27,8 @@ import { runEntryPoint } from './run-entry-point.ts';
  */
 async function main(config: Config, logger: Logger): Promise<void> {
   const apiKeys = await apiKeysOf(config, logger);
+  // Off (no-op API, nothing created) unless OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set.
+  const tracing = startTracing(config, { serviceName: 'rag-retrieval' });
   const telemetry = new Telemetry();
   const store = await createStore(config);
   const embedder = await createEmbedder(config, logger);
@@ -42,6 +45,7 @@ async function main(config: Config, logger: Logger): Promise<void> {
     closeResources: async () => {
       await store.close();
       await telemetry.shutdown();
+      await tracing.shutdown();
     },
   });
   const app = buildApp({

@@ -1,4 +1,4 @@
-import type { ChatModel, TokenUsage } from '../chat/chat-model.ts';
+import type { ChatMessage, ChatModel, TokenUsage } from '../chat/chat-model.ts';
 import { passagesByLabel, resolveCitations, rewritePromptLabels, toCitation, type Citation } from '../chat/citations.ts';
 import { extractiveAnswerWithSources, NOT_COVERED_ANSWER } from '../chat/extractive.ts';
 import { LabelRewriter } from '../chat/label-rewriter.ts';
@@ -6,6 +6,7 @@ import { buildChatMessages } from '../chat/prompt.ts';
 import { queryCoverage } from '../chat/query-coverage.ts';
 import type { SearchHit } from '../domain.ts';
 import { timed, type Telemetry } from '../telemetry.ts';
+import { inSpan, inStreamSpan, inSyncSpan, modelCallSpan, suiteTracer } from '../tracing/spans.ts';
 import type { Retriever } from './retrieve.ts';
 
 export type AnswerMode = 'llm' | 'extractive';
@@ -69,12 +70,19 @@ export class Answerer {
     let text = '';
     let usage: TokenUsage | undefined;
     const labels = new LabelRewriter(passages);
-    for await (const event of chatModel.stream(buildChatMessages(question, passages), signal)) {
+    const messages = this.prompt(question, passages);
+    // The span lasts until the last token: a streamed completion's duration is the stream's.
+    const [name, options] = modelCallSpan('chat', chatModel.modelId, GATEWAY_PROVIDER, { 'gen_ai.request.stream': true });
+    const span = suiteTracer().startSpan(name, options);
+    for await (const event of inStreamSpan(span, () => chatModel.stream(messages, signal))) {
       if (event.type === 'token') {
         text += event.text;
         const rewritten = labels.push(event.text);
         if (rewritten !== '') yield { type: 'token', text: rewritten };
-      } else usage = event.usage;
+      } else {
+        usage = event.usage;
+        if (usage) span.setAttributes(usageAttributes(usage));
+      }
     }
     const rest = labels.flush();
     if (rest !== '') yield { type: 'token', text: rest };
@@ -86,11 +94,21 @@ export class Answerer {
     if (passages.length === 0) return this.notCovered();
     const chatModel = this.options.chatModel;
     if (!chatModel) return this.extractive(question, passages);
-    const completion = await timed(
-      () => chatModel.complete(buildChatMessages(question, passages), signal),
-      (seconds) => this.recordGateway(chatModel, seconds),
-    );
+    const messages = this.prompt(question, passages);
+    const [name, options] = modelCallSpan('chat', chatModel.modelId, GATEWAY_PROVIDER);
+    const completion = await inSpan(name, options, async (span) => {
+      const result = await timed(
+        () => chatModel.complete(messages, signal),
+        (seconds) => this.recordGateway(chatModel, seconds),
+      );
+      if (result.usage) span.setAttributes(usageAttributes(result.usage));
+      return result;
+    });
     return this.fromModel(completion.content, passages, completion.usage);
+  }
+
+  private prompt(question: string, passages: SearchHit[]): ChatMessage[] {
+    return inSyncSpan('build prompt', { attributes: { 'rag.prompt.passages': passages.length } }, () => buildChatMessages(question, passages));
   }
 
   /** The retrieved passages, or none when the best one is not relevant enough to answer from. */
@@ -136,6 +154,13 @@ export class Answerer {
 
   private recordGateway(chatModel: ChatModel, seconds: number): void {
     this.options.telemetry.recordStage('gateway', seconds);
-    this.options.telemetry.recordModelCall('chat', 'openai', chatModel.modelId, seconds);
+    this.options.telemetry.recordModelCall('chat', GATEWAY_PROVIDER, chatModel.modelId, seconds);
   }
+}
+
+/** The gateway speaks OpenAI's API (gen_ai.provider.name, as the metrics name it). */
+const GATEWAY_PROVIDER = 'openai';
+
+function usageAttributes(usage: TokenUsage) {
+  return { 'gen_ai.usage.input_tokens': usage.promptTokens, 'gen_ai.usage.output_tokens': usage.completionTokens };
 }

@@ -1,10 +1,12 @@
-import type { SearchHit } from '../domain.ts';
+import type { SearchHit, SparseVector } from '../domain.ts';
 import type { Embedder } from '../embedders/embedder.ts';
 import type { RrfParameters } from '../fusion/rrf.ts';
 import type { Reranker } from '../rerankers/reranker.ts';
 import { encodeQuery } from '../sparse/bm25-encoder.ts';
 import type { VectorStore } from '../stores/vector-store.ts';
 import { timed, type Telemetry } from '../telemetry.ts';
+import { isQueryRecorded } from '../tracing/query-recording.ts';
+import { inSpan, inSyncSpan, modelCallSpan, SpanKind } from '../tracing/spans.ts';
 import { RerankCircuit, type OutageLog, type RerankAdmission } from './rerank-circuit.ts';
 
 /** RERANK_FALLBACK: answer from the fused ranking while the reranker is down, or fail with its 503/504. */
@@ -66,34 +68,70 @@ export class Retriever {
    * come back whenever that many match.
    */
   async retrieve(query: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal): Promise<Retrieval> {
-    const { store, reranker, rerankCandidates, telemetry, fusion } = this.options;
-    const [dense, sparse] = await Promise.all([this.embedQuery(query, signal), this.encodeSparse(query)]);
-    const limit = reranker ? Math.max(rerankCandidates, k) : k;
-    const candidates = await timed(
-      () => store.search({ dense, sparse, limit, prefetchLimit: Math.max(limit, MIN_PREFETCH), visibleGroups, fusion }, signal),
-      (seconds) => telemetry.recordStage('search', seconds),
-    );
-    const reranked = reranker && candidates.length > k ? await this.rerankOrFallBack(query, candidates, signal) : undefined;
-    const top = (reranked ?? candidates).slice(0, k);
-    if (top[0]) telemetry.recordTopScore(top[0].score);
-    return { hits: top, reranked: reranker ? reranked !== undefined : undefined };
+    const attributes = { 'gen_ai.operation.name': 'retrieval', 'rag.top_k': k, ...(isQueryRecorded() ? { 'rag.query.text': query } : {}) };
+    return inSpan('retrieval', { attributes }, async (span) => {
+      const { reranker, telemetry } = this.options;
+      const [dense, sparse] = await Promise.all([this.embedQuery(query, signal), this.encodeSparse(query)]);
+      const limit = reranker ? Math.max(this.options.rerankCandidates, k) : k;
+      const candidates = await this.searchStore(dense, sparse, limit, visibleGroups, signal);
+      const reranked = reranker && candidates.length > k ? await this.rerankOrFallBack(query, candidates, signal) : undefined;
+      const top = (reranked ?? candidates).slice(0, k);
+      if (top[0]) telemetry.recordTopScore(top[0].score);
+      const retrieval = { hits: top, reranked: reranker ? reranked !== undefined : undefined };
+      span.setAttributes({ 'rag.hits': top.length, ...(retrieval.reranked === undefined ? {} : { 'rag.reranked': retrieval.reranked }) });
+      return retrieval;
+    });
+  }
+
+  /**
+   * One store call: Qdrant fuses the dense and sparse legs server-side (RRF over two prefetches), LanceDB in
+   * process; the span names the fusion with its constant and counts the fused candidates.
+   */
+  private searchStore(dense: number[] | undefined, sparse: SparseVector, limit: number, visibleGroups: readonly string[], signal?: AbortSignal): Promise<SearchHit[]> {
+    const { store, telemetry, fusion } = this.options;
+    const prefetchLimit = Math.max(limit, MIN_PREFETCH);
+    const attributes = {
+      'db.system.name': store.name,
+      'db.operation.name': 'query',
+      'rag.search.legs': dense ? 'dense+sparse' : 'sparse',
+      'rag.search.limit': limit,
+      'rag.search.prefetch_limit': prefetchLimit,
+      'rag.fusion.method': 'rrf',
+      ...(fusion ? { 'rag.fusion.k': fusion.k } : {}),
+    };
+    return inSpan(`query ${store.name}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      const candidates = await timed(
+        () => store.search({ dense, sparse, limit, prefetchLimit, visibleGroups, fusion }, signal),
+        (seconds) => telemetry.recordStage('search', seconds),
+      );
+      span.setAttribute('rag.search.candidates', candidates.length);
+      return candidates;
+    });
   }
 
   private async embedQuery(query: string, signal?: AbortSignal): Promise<number[] | undefined> {
     const { embedder, telemetry } = this.options;
     if (!embedder) return undefined;
-    return timed(
-      () => embedder.embedQuery(query, signal),
-      (seconds) => {
-        telemetry.recordStage('embed', seconds);
-        telemetry.recordModelCall('embeddings', embedder.provider ?? 'local', embedder.modelId, seconds);
-      },
+    const [name, options] = modelCallSpan('embeddings', embedder.modelId, embedder.provider ?? 'local');
+    return inSpan(name, options, () =>
+      timed(
+        () => embedder.embedQuery(query, signal),
+        (seconds) => {
+          telemetry.recordStage('embed', seconds);
+          telemetry.recordModelCall('embeddings', embedder.provider ?? 'local', embedder.modelId, seconds);
+        },
+      ),
     );
   }
 
-  private async encodeSparse(query: string) {
+  private async encodeSparse(query: string): Promise<SparseVector> {
     return timed(
-      async () => encodeQuery(query, this.options.store.bm25Language),
+      async () =>
+        inSyncSpan('bm25 encode', {}, (span) => {
+          const sparse = encodeQuery(query, this.options.store.bm25Language);
+          span.setAttribute('rag.sparse.terms', sparse.indices.length);
+          return sparse;
+        }),
       (seconds) => this.options.telemetry.recordStage('sparse', seconds),
     );
   }
@@ -155,12 +193,15 @@ export class Retriever {
 
   private async rerank(query: string, candidates: SearchHit[], signal?: AbortSignal): Promise<SearchHit[]> {
     const reranker = this.options.reranker!;
-    const scores = await timed(
-      () => reranker.rerank(query, candidates.map((hit) => hit.text), signal),
-      (seconds) => {
-        this.options.telemetry.recordStage('rerank', seconds);
-        this.options.telemetry.recordModelCall('rerank', reranker.provider ?? 'local', reranker.modelId, seconds);
-      },
+    const [name, options] = modelCallSpan('rerank', reranker.modelId, reranker.provider ?? 'local', { 'rag.rerank.candidates': candidates.length });
+    const scores = await inSpan(name, options, () =>
+      timed(
+        () => reranker.rerank(query, candidates.map((hit) => hit.text), signal),
+        (seconds) => {
+          this.options.telemetry.recordStage('rerank', seconds);
+          this.options.telemetry.recordModelCall('rerank', reranker.provider ?? 'local', reranker.modelId, seconds);
+        },
+      ),
     );
     return scores.flatMap(({ index, score }) => {
       const hit = candidates[index];

@@ -1,0 +1,113 @@
+/**
+ * Tracing is configured by the SDK's standard variables
+ * (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/) and is nothing at
+ * all without an endpoint: no exporter, no provider, the API's no-op tracer and propagator.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { context, propagation, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-node';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createLogger, isRagError, loadConfig, parseResourceAttributes, samplerOf, startTracing, suiteTracer, tracesEndpoint, type Tracing } from '../../src/index.ts';
+
+let running: Tracing | undefined;
+afterEach(async () => {
+  await running?.shutdown();
+  running = undefined;
+});
+
+describe('tracing off', () => {
+  it('creates no exporter and leaves the no-op tracer and propagator when no endpoint is set', () => {
+    const createExporter = vi.fn(() => new InMemorySpanExporter());
+    running = startTracing(loadConfig({}), { serviceName: 'test', createExporter });
+    expect(running.enabled).toBe(false);
+    expect(createExporter).not.toHaveBeenCalled();
+    const span = suiteTracer().startSpan('anything');
+    expect(span.isRecording()).toBe(false);
+    expect(span.spanContext().traceId).toBe('0'.repeat(32));
+    const carrier: Record<string, string> = {};
+    propagation.inject(trace.setSpan(context.active(), span), carrier);
+    expect(carrier).toEqual({});
+  });
+
+  it('stays off with an endpoint when OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none', () => {
+    const createExporter = vi.fn(() => new InMemorySpanExporter());
+    for (const off of [{ OTEL_SDK_DISABLED: 'true' }, { OTEL_TRACES_EXPORTER: 'none' }]) {
+      const tracing = startTracing(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', ...off }), { serviceName: 'test', createExporter });
+      expect(tracing.enabled).toBe(false);
+    }
+    expect(createExporter).not.toHaveBeenCalled();
+  });
+});
+
+describe('tracing on', () => {
+  it('records spans, exports them with the service name and puts trace ids on log lines', async () => {
+    const exporter = new InMemorySpanExporter();
+    running = startTracing(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=prod,team=r%26d' }), {
+      serviceName: 'rag-ingest',
+      createExporter: (url, protocol) => {
+        expect({ url, protocol }).toEqual({ url: 'http://collector:4318/v1/traces', protocol: 'http/protobuf' });
+        return exporter;
+      },
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'rag-trace-log-'));
+    try {
+      const logFile = join(dir, 'log.jsonl');
+      const logger = createLogger('info', { format: 'json', destination: logFile });
+      const ids = suiteTracer().startActiveSpan('work', (span) => {
+        logger.info('inside');
+        span.end();
+        return span.spanContext();
+      });
+      logger.info('outside');
+      const [inside, outside] = (await readFile(logFile, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(inside).toMatchObject({ trace_id: ids.traceId, span_id: ids.spanId, trace_flags: '01' });
+      expect(outside).not.toHaveProperty('trace_id');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    await running.forceFlush();
+    const [span] = exporter.getFinishedSpans();
+    expect(span?.name).toBe('work');
+    expect(span?.resource.attributes).toMatchObject({ 'service.name': 'rag-ingest', 'deployment.environment.name': 'prod', team: 'r&d' });
+  });
+
+  it('shutting down restores the no-op API', async () => {
+    running = startTracing(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/custom' }), { serviceName: 't', createExporter: () => new InMemorySpanExporter() });
+    expect(suiteTracer().startSpan('on').isRecording()).toBe(true);
+    await running.shutdown();
+    running = undefined;
+    expect(suiteTracer().startSpan('off').isRecording()).toBe(false);
+  });
+});
+
+describe('OTEL_* variables', () => {
+  it('take the traces endpoint as is, and the base endpoint with /v1/traces', () => {
+    expect(tracesEndpoint(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/' }))).toBe('http://c:4318/v1/traces');
+    expect(tracesEndpoint(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t:4318/x' }))).toBe('http://t:4318/x');
+    expect(tracesEndpoint(loadConfig({}))).toBeUndefined();
+  });
+
+  it('refuse grpc, an unknown sampler and a ratio above 1, naming the variable', () => {
+    for (const [name, value] of [['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'], ['OTEL_TRACES_SAMPLER', 'jaeger_remote'], ['OTEL_TRACES_SAMPLER_ARG', '2']] as const) {
+      let thrown: unknown;
+      try {
+        loadConfig({ [name]: value });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(isRagError(thrown) && thrown.code === 'RAG_CONFIG_INVALID' && thrown.message.includes(name), `${name}=${value}`).toBe(true);
+    }
+  });
+
+  it('build the spec samplers: parent-based trace id ratio samples about its share of new traces', () => {
+    const sampler = samplerOf(loadConfig({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }));
+    expect(sampler.toString()).toContain('TraceIdRatioBased{0.1}');
+    expect(samplerOf(loadConfig({})).toString()).toContain('AlwaysOnSampler');
+  });
+
+  it('parse OTEL_RESOURCE_ATTRIBUTES as percent-encoded pairs, skipping malformed ones', () => {
+    expect(parseResourceAttributes('a=1,b=x%20y,broken,=v,c=%E0')).toEqual({ a: '1', b: 'x y' });
+  });
+});

@@ -111,7 +111,7 @@ describe('QdrantStore.open', () => {
     expect(server.requests[1]?.body).toEqual({
       vectors: { dense: { size: 1024, distance: 'Cosine' } },
       sparse_vectors: { bm25: { modifier: 'idf' } },
-      metadata: { embedding_model: 'Qwen/Qwen3-Embedding-0.6B', embedding_dimension: 1024 },
+      metadata: { embedding_model: 'Qwen/Qwen3-Embedding-0.6B', embedding_dimension: 1024, bm25_language: 'english' },
     });
     expect(server.requests[2]?.body).toEqual({ field_name: 'source', field_schema: 'keyword' });
     expect(server.requests[3]?.body).toEqual({ field_name: 'groups', field_schema: 'keyword' });
@@ -163,7 +163,7 @@ describe('QdrantStore.open', () => {
     await store(server.url).open(null);
     expect(server.requests[1]?.body).toEqual({
       sparse_vectors: { bm25: { modifier: 'idf' } },
-      metadata: { embedding_model: null, embedding_dimension: null },
+      metadata: { embedding_model: null, embedding_dimension: null, bm25_language: 'english' },
     });
   });
 

@@ -11,7 +11,7 @@ input of both sides; what they cover is said there). Writes packages/core/test/f
           frequency list, stopwords and repeats included) with their stems, document vector in fastembed's
           emission order, and query indices.
 
-Run:  python=$(scripts/python-env.sh bm25-reference) && $python packages/core/scripts/bm25-language-goldens.py
+Run:  python=$(scripts/python-env.sh bm25-reference) && $python packages/core/scripts/bm25-language-goldens.py [OUT_DIR]
 """
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ from py_rust_stemmers import SnowballStemmer
 from wordfreq import top_n_list
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..'))
-OUT = os.path.join(ROOT, 'packages/core/test/fixtures/bm25-languages')
+# The output folder: the committed fixtures, or the folder given as the first argument (the real test compares them).
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, 'packages/core/test/fixtures/bm25-languages')
 STOPWORDS_TS = os.path.join(ROOT, 'packages/core/src/sparse/languages/nltk-stopwords.ts')
 SEEDS = os.path.join(ROOT, '..', 'shared', 'seeds')
 

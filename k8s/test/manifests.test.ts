@@ -100,10 +100,12 @@ describe('the dashboard and alert rules', () => {
     const prometheus = readYaml(join(files, 'prometheus.yml'))[0];
     const jobs = new Map<string, Manifest>(prometheus.scrape_configs.map((job: Manifest) => [job.job_name, job]));
     expect([...jobs.keys()]).toEqual(expect.arrayContaining(['rag-retrieval', 'embed-tei', 'rerank-tei', 'qdrant', 'kube-state-metrics']));
-    for (const app of ['embed-tei', 'rerank-tei', 'qdrant', 'kube-state-metrics']) {
-      const keep = jobs.get(app).relabel_configs.find((rule: Manifest) => rule.action === 'keep');
+    // The ingest job's TEI is scraped under the job embed-tei (its pods told apart by the pod label).
+    const scraped = [['embed-tei', 'embed-tei'], ['embed-tei', 'embed-tei-ingest'], ['rerank-tei', 'rerank-tei'], ['qdrant', 'qdrant'], ['kube-state-metrics', 'kube-state-metrics']];
+    for (const [job, app] of scraped as Array<[string, string]>) {
+      const keep = jobs.get(job).relabel_configs.find((rule: Manifest) => rule.action === 'keep');
       const [label, port] = keep.regex.split(';');
-      expect(label).toBe(app);
+      expect(app, `job ${job} keeps pods labelled app=${app}`).toMatch(new RegExp(`^(?:${label})$`));
       const ports = containersOf(workloads(resources).find((workload) => workload.metadata.name === app)).flatMap((container: Manifest) => container.ports.map((p: Manifest) => p.name));
       expect(ports, `${app} exposes a port named ${port}`).toContain(port);
     }

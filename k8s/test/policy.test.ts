@@ -48,7 +48,7 @@ function envOf(container: Manifest, name: string): Manifest {
 
 describe('every container of every workload', () => {
   it('covers all the workloads of the namespace', () => {
-    expect(pods.map((pod) => pod.metadata.name).sort()).toEqual(['alertmanager', 'docling-serve', 'embed-tei', 'grafana', 'ingest', 'kube-state-metrics', 'prometheus', 'qdrant', 'rerank-tei', 'retrieval']);
+    expect(pods.map((pod) => pod.metadata.name).sort()).toEqual(['alertmanager', 'docling-serve', 'embed-tei', 'embed-tei-ingest', 'grafana', 'ingest', 'kube-state-metrics', 'prometheus', 'qdrant', 'rerank-tei', 'retrieval']);
     expect(containers.length).toBeGreaterThanOrEqual(pods.length);
   });
 
@@ -154,7 +154,7 @@ describe('docling-serve', () => {
 });
 
 describe('TEI and Qdrant', () => {
-  it.each(['embed-tei', 'rerank-tei'])('%s caches its model on a claim, waits for the load, is probed for liveness, and reads its key from API_KEY', (name) => {
+  it.each(['embed-tei', 'embed-tei-ingest', 'rerank-tei'])('%s caches its model on a claim, waits for the load, is probed for liveness, and reads its key from API_KEY', (name) => {
     const tei = containerOf(name);
     const pod = podSpecOf(workload(name));
     const cache = tei.volumeMounts.find((mount: Manifest) => mount.mountPath === envOf(tei, 'HUGGINGFACE_HUB_CACHE').value);

@@ -17,6 +17,7 @@ import {
 import { buildApp } from './app.ts';
 import { loadApiKeys, type ApiKeys } from './auth/api-keys.ts';
 import { GracefulShutdown } from './graceful-shutdown.ts';
+import { EmbedActivity } from './embed-activity.ts';
 import { readinessChecks } from './readiness-checks.ts';
 import { StoreGate } from './store-gate.ts';
 import { runEntryPoint } from './run-entry-point.ts';
@@ -31,14 +32,16 @@ async function main(config: Config, logger: Logger): Promise<void> {
   const tracing = startTracing(config, { serviceName: 'rag-retrieval' });
   const telemetry = new Telemetry();
   const store = await createStore(config);
-  const embedder = await createEmbedder(config, logger);
+  // Successful query embeddings keep /readyz's embed check ready while TEI is slow (embed-activity.ts).
+  const embedActivity = new EmbedActivity();
+  const embedder = embedActivity.track(await createEmbedder(config, logger));
   const reranker = await createReranker(config);
   const chatModel = createChatModel(config);
   const storeGate = new StoreGate(store, embedder);
   const opened = await openAtStartup(storeGate, logger);
   const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, rerankFallback: config.RERANK_FALLBACK, telemetry, logger, fusion: fusionOf(config) });
   const answerer = new Answerer({ retriever, chatModel, minScore: config.RAG_MIN_SCORE, telemetry });
-  const checks = readinessChecks({ gate: storeGate, store, embedder, reranker, chatModel });
+  const checks = readinessChecks({ gate: storeGate, store, embedder, embedActivity, reranker, chatModel });
   const shutdown = new GracefulShutdown({
     timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     logger,

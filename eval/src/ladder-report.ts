@@ -54,12 +54,13 @@ export function ladderMarkdown(entries: LadderEntry[], notes: string | undefined
     '',
     'Each set indexed once per dense model in a fresh embedded index (the product\'s chunking, BM25 vectors and LanceDB store, `pnpm eval`\'s in-process mode), then searched through the product\'s Retriever four ways: BM25 alone (no embedder), the dense leg alone (`FUSION_WEIGHTS=dense:1,sparse:0`), both fused by plain RRF (Qdrant\'s k = 2, weights 1: the default), and both fused with RRF parameters chosen by `--tune-fusion` on the other half of the questions (each question is answered with parameters tuned without it; see `fusion-tuning.md`). No reranker: none with real weights runs here, so the seed\'s "+ rerank" rung is not measured.',
     '',
-    'Golden sets: in-scope questions only, a hit is the expected passage (source and substring) within the top 10. BEIR: documents ranked by their best chunk, 300 chunks read per query; hit@k and MRR count the first relevant document.',
+    'Golden sets: in-scope questions only, a hit is the expected passage (source and substring) within the top 10. BEIR: each document indexed whole as one chunk (title as heading + abstract; a dense model reads it up to its maximum length, 256 tokens for MiniLM, as in the published BEIR/MTEB runs), 300 results read per query; hit@k and MRR count the first relevant document.',
     '',
   ];
   for (const [set, setEntries] of bySet(entries)) {
     const first = setEntries[0]!;
-    lines.push(`## ${set} (${first.rows[0]!.metrics.queries} ${first.kind === 'beir' ? 'test queries' : 'in-scope questions'}, ${first.chunks} chunks)`, '', ...setTable(setEntries), '');
+    const chunking = first.chunking.size >= 100_000 ? 'whole documents' : `chunks of ${first.chunking.size} characters, ${first.chunking.overlap} overlap`;
+    lines.push(`## ${set} (${first.rows[0]!.metrics.queries} ${first.kind === 'beir' ? 'test queries' : 'in-scope questions'}, ${first.chunks} chunks: ${chunking})`, '', ...setTable(setEntries), '');
     if (first.kind === 'beir' && /scifact/i.test(set)) {
       lines.push('Published SciFact nDCG@10 to place these against:', '', '| system | nDCG@10 |', '| --- | --- |', ...SCIFACT_ANCHORS.map(([system, value]) => `| ${system} | ${value} |`), '');
     }

@@ -26,6 +26,8 @@ export interface LadderEntry {
   kind: RetrievalTask['kind'];
   model: string;
   chunks: number;
+  /** CHUNK_SIZE / CHUNK_OVERLAP the set was indexed with. */
+  chunking: { size: number; overlap: number };
   indexSeconds: number;
   /** Seconds to search every query once in every mode (legs for tuning included). */
   querySeconds: number;
@@ -42,6 +44,8 @@ export const DENSE_ONLY: RrfParameters = { k: DEFAULT_RRF.k, weights: { dense: 1
 
 export interface LadderTarget {
   task: RetrievalTask;
+  /** Settings this set is indexed with, over the environment's (BEIR: whole documents). */
+  config?: Partial<Config>;
   /** Fills a fresh index; returns its chunk count. */
   fill(index: EmbeddedIndex): Promise<number>;
 }
@@ -69,7 +73,7 @@ export const EMBEDDING_CACHE = fileURLToPath(new URL('../../.cache/eval-embeddin
 
 export async function runLadder(target: LadderTarget, model: string, baseConfig: Config, logger: Logger, embeddingCache: string | undefined = EMBEDDING_CACHE): Promise<LadderEntry> {
   const { task } = target;
-  const config = { ...baseConfig, EMBED_MODEL: model, EMBED_URL: undefined, RERANK_URL: undefined, RERANK_MODEL: undefined };
+  const config = { ...baseConfig, ...target.config, EMBED_MODEL: model, EMBED_URL: undefined, RERANK_URL: undefined, RERANK_MODEL: undefined };
   const index = await EmbeddedIndex.open(config, logger, { embeddingCache });
   try {
     if (!index.embedder) throw new Error(`the model ${model} gave no embedder`);
@@ -95,6 +99,7 @@ export async function runLadder(target: LadderTarget, model: string, baseConfig:
       kind: task.kind,
       model,
       chunks,
+      chunking: { size: config.CHUNK_SIZE, overlap: config.CHUNK_OVERLAP },
       indexSeconds,
       querySeconds,
       cachedEmbeddings: index.embedder instanceof CachedEmbedder ? index.embedder.counts.cached : 0,

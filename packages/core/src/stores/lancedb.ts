@@ -51,7 +51,7 @@ export class LanceDbStore implements VectorStore {
   private view: LanceDbSearchView | undefined;
   private loading: { snapshot: TableSnapshot; view: Promise<LanceDbSearchView> } | undefined;
   /** The handle at the view's version: what the view is scanned from and the dense leg searches. */
-  private pinned: PinnedTable | undefined;
+  private readonly pinned = new PinnedTable(() => this.requireConnection().openTable(this.options.collection));
   private readonly tableIds: RecordedTableId;
   /** False only for a table older than access groups opened by a dry run, which must not add the column. */
   private hasGroupsColumn = true;
@@ -81,7 +81,6 @@ export class LanceDbStore implements VectorStore {
     const create = options.create ?? true;
     const connection = await connect(join(this.options.dataDir, 'lancedb'), { readConsistencyInterval: 0 });
     this.connection = connection;
-    this.pinned = new PinnedTable(() => connection.openTable(this.options.collection));
     if (!(await connection.tableNames()).includes(this.options.collection)) {
       if (create) await this.createCollection(connection, lock, options.context);
       return;
@@ -162,7 +161,7 @@ export class LanceDbStore implements VectorStore {
       return sparseRanking.slice(0, query.limit).map(({ id, score }) => view.toHit(id, score));
     }
     const denseQuery = { vector: query.dense, limit: candidates, visibleGroups: query.visibleGroups, hasGroupsColumn: this.hasGroupsColumn };
-    const denseIds = await denseLeg(view, this.pinned!, this.requireTable(), denseQuery);
+    const denseIds = await denseLeg(view, this.pinned, this.requireTable(), denseQuery);
     const fused = fuseHybrid(denseIds, sparseRanking.map(({ id }) => id), query.fusion);
     return fused.slice(0, query.limit).map(({ id, score }) => view.toHit(id, score));
   }
@@ -239,8 +238,7 @@ export class LanceDbStore implements VectorStore {
   }
 
   async close(): Promise<void> {
-    this.pinned?.close();
-    this.pinned = undefined;
+    this.pinned.close();
     this.table?.close();
     this.connection?.close();
     this.table = undefined;
@@ -297,7 +295,7 @@ export class LanceDbStore implements VectorStore {
   private async loadView(table: Table, snapshot: TableSnapshot): Promise<LanceDbSearchView> {
     const saved = await LanceDbSearchView.readSaved(this.viewFile, snapshot);
     if (saved) return saved;
-    const pinned = await this.pinned!.at(snapshot).catch(() => table);
+    const pinned = await this.pinned.at(snapshot).catch(() => table);
     const scanned = await LanceDbSearchView.scan(pinned, snapshot, this.hasGroupsColumn);
     scanned.trimToSize();
     return scanned;
@@ -396,6 +394,11 @@ export class LanceDbStore implements VectorStore {
       return recorded;
     }
     return { model, dimension };
+  }
+
+  private requireConnection(): Connection {
+    if (!this.connection) throw new RagError('RAG_STORE_NOT_READY');
+    return this.connection;
   }
 
   private requireTable(): Table {

@@ -8,11 +8,12 @@ import type { Embedder, EmbeddingModelLock } from '@rag/core';
  * Passage embeddings kept on disk between eval runs, per model: re-running the ladder over BEIR SciFact
  * (8,650 chunks) with a real ONNX model takes minutes of CPU on this machine, the same vectors every time.
  * One binary file per model id: records of a 32-byte SHA-256 of the text, then `dimension` float32 values.
- * Queries are not cached (a few hundred, and the eval must time the query path as it is).
+ * Queries are kept in memory for the run only: the ladder asks the same query once per mode.
  */
 export class CachedEmbedder implements Embedder {
   readonly provider: string | undefined;
   private vectors = new Map<string, number[]>();
+  private queries = new Map<string, Promise<number[]>>();
   /** Passages answered from the file and passages the model embedded, since open. */
   readonly counts = { cached: 0, embedded: 0 };
   private file = '';
@@ -50,7 +51,13 @@ export class CachedEmbedder implements Embedder {
   }
 
   embedQuery(text: string, signal?: AbortSignal): Promise<number[]> {
-    return this.inner.embedQuery(text, signal);
+    let vector = this.queries.get(text);
+    if (!vector) {
+      vector = this.inner.embedQuery(text, signal);
+      this.queries.set(text, vector);
+      vector.catch(() => this.queries.delete(text));
+    }
+    return vector;
   }
 
   async embedDocuments(texts: string[], signal?: AbortSignal): Promise<number[][]> {

@@ -54,12 +54,20 @@ describe('CachedEmbedder', () => {
     expect(run2.counts).toEqual({ cached: 3, embedded: 0 });
   });
 
-  it('keeps models apart, and never caches queries', async () => {
+  it('keeps models apart, and keeps queries for the run only', async () => {
     await (await CachedEmbedder.open(countingModel('model-a').embedder, directory)).embedDocuments(['alpha']);
     const other = countingModel('model-b');
     const cached = await CachedEmbedder.open(other.embedder, directory);
     await cached.embedDocuments(['alpha']);
     expect(other.embedded).toEqual(['alpha']);
-    expect(await cached.embedQuery('abc')).toEqual([3, 0, 0]);
+    let queries = 0;
+    const inner = countingModel('model-c').embedder;
+    const counted = await CachedEmbedder.open({ ...inner, embedQuery: async (text) => (queries++, inner.embedQuery(text)) }, directory);
+    expect(await counted.embedQuery('abc')).toEqual([3, 0, 0]);
+    expect(await counted.embedQuery('abc')).toEqual([3, 0, 0]);
+    expect(queries).toBe(1);
+    const nextRun = await CachedEmbedder.open({ ...inner, embedQuery: async (text) => (queries++, inner.embedQuery(text)) }, directory);
+    await nextRun.embedQuery('abc');
+    expect(queries).toBe(2);
   });
 });

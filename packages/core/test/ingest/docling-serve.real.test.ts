@@ -8,7 +8,8 @@
  *
  * API: https://github.com/docling-project/docling-serve/blob/main/docs/usage.md (POST /v1/convert/file,
  * `document.md_content`); the sync endpoint answers 404 "Task result not found" when the conversion task failed
- * (docling_serve/app.py, process_file).
+ * (docling_serve/app.py, process_file); with DOCLING_SERVE_API_KEY set, a request without the right `X-Api-Key`
+ * gets 401 (docling_serve/auth.py, APIKeyAuth).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -28,6 +29,8 @@ const skipReason = realComponentSkipReason(
   python ? undefined : 'no docling-serve environment (.cache/py/docling from scripts/python/docling.txt)',
 );
 
+/** The server requires it, as the deployment's does (k8s/rag/docling/docling-serve.yaml). */
+const API_KEY = 'docling-real-test-key';
 /** The ingest job's defaults (CHUNK_SIZE, CHUNK_OVERLAP). */
 const CHUNKING = { chunkSize: 1200, chunkOverlap: 200 };
 
@@ -52,8 +55,8 @@ describe.skipIf(skipReason !== undefined)('DoclingServeConverter against the rea
   let converter: DoclingServeConverter;
 
   beforeAll(async () => {
-    docling = await startDoclingServe(python!);
-    converter = new DoclingServeConverter({ url: docling.url, retries: 0, timeoutMs: 120_000 });
+    docling = await startDoclingServe(python!, { apiKey: API_KEY });
+    converter = new DoclingServeConverter({ url: docling.url, apiKey: API_KEY, retries: 0, timeoutMs: 120_000 });
   });
 
   afterAll(async () => {
@@ -63,7 +66,8 @@ describe.skipIf(skipReason !== undefined)('DoclingServeConverter against the rea
   /** Both conversions of a fixture, their headings and their chunks; the differences are printed. */
   async function compare(fixture: Fixture): Promise<{ docling: Side; embedded: Side }> {
     const bytes = await fixture.bytes();
-    const [viaDocling, viaEmbedded] = [await converter.toMarkdown(bytes, fixture.name), await fixture.embedded.toMarkdown(bytes, fixture.name)];
+    const viaDocling = await converter.toMarkdown(bytes, fixture.name);
+    const viaEmbedded = await fixture.embedded.toMarkdown(bytes, fixture.name);
     const sides = { docling: side(viaDocling, fixture.name), embedded: side(viaEmbedded, fixture.name) };
     console.log(`docling vs embedded, ${fixture.name}:\n--- docling\n${viaDocling}\n--- embedded\n${viaEmbedded}\n--- chunks ${sides.docling.chunks.length} vs ${sides.embedded.chunks.length}`);
     return sides;
@@ -117,6 +121,17 @@ describe.skipIf(skipReason !== undefined)('DoclingServeConverter against the rea
     expect(headingPaths(d.chunks)).toEqual(headingPaths(e.chunks));
   });
 
+  it('is refused without its API key (HTTP 401), as a failing converter', async () => {
+    const bytes = await DOCX.bytes();
+
+    for (const apiKey of [undefined, 'not-the-key']) {
+      await expect(new DoclingServeConverter({ url: docling.url, apiKey, retries: 0 }).toMarkdown(bytes, DOCX.name)).rejects.toMatchObject({
+        code: 'RAG_CONVERTER_UNAVAILABLE',
+        message: expect.stringContaining('HTTP 401'),
+      });
+    }
+  });
+
   it('PDF: not converted here (no layout models); a server without them is reported as failing, not as an empty document', async () => {
     // docling's PDF pipeline needs its layout, table-structure and OCR weights, which no model hub can provide on
     // these machines (HF_HUB_OFFLINE=1). What a user of such a server sees is checked; the conversion is not.
@@ -141,7 +156,7 @@ describe.skipIf(skipReason !== undefined)('DoclingServeConverter against the rea
       const expected = await expectedChunkCounts(fixtures, converter);
       expect(expected.docling, 'the fixtures must chunk differently, or the count proves nothing').not.toBe(expected.embedded);
 
-      const run = await ingestCli(corpus, dataDir, docling.url);
+      const run = await ingestCli(corpus, dataDir, { DOCLING_URL: docling.url, DOCLING_API_KEY: API_KEY });
 
       expect(run.stderr).not.toContain('failed:');
       expect(run.lastLine).toBe(`done: 4 files, ${expected.docling} chunks, ${expected.docling} upserts, 0 deletes, 0 skipped, 0 errors`);
@@ -182,11 +197,11 @@ interface CliRun {
 }
 
 /** `pnpm ingest FOLDER` with DOCLING_URL set, on the embedded store (LanceDB) and no embedder. */
-function ingestCli(folder: string, dataDir: string, doclingUrl: string): Promise<CliRun> {
+function ingestCli(folder: string, dataDir: string, docling: { DOCLING_URL: string; DOCLING_API_KEY: string }): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn('pnpm', ['exec', 'tsx', 'ingest/src/cli.ts', folder], {
       cwd: repositoryRoot,
-      env: { ...process.env, RAG_DATA_DIR: dataDir, LOG_LEVEL: 'warn', QDRANT_URL: '', EMBED_URL: '', EMBED_MODEL: '', GCS_BUCKET: '', DOCLING_URL: doclingUrl },
+      env: { ...process.env, RAG_DATA_DIR: dataDir, LOG_LEVEL: 'warn', QDRANT_URL: '', EMBED_URL: '', EMBED_MODEL: '', GCS_BUCKET: '', ...docling },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -29,18 +29,20 @@ const OUTPUT_KEPT_CHARS = 64_000;
 const LAUNCHER = fileURLToPath(new URL('./docling-serve-launcher.py', import.meta.url));
 
 /**
- * Starts docling-serve from the virtual environment of `python` and resolves once /health answers.
+ * Starts docling-serve from the virtual environment of `python` and resolves once /health answers (which
+ * needs no API key).
  * The machines running this reach no model hub: nothing may try to download weights. So models are not
  * loaded at boot, the hub libraries are offline (a pipeline that needs weights, PDF layout and OCR, fails
  * at once instead of waiting on the network), and the launcher builds the PDF pipeline only for a PDF.
  */
-export async function startDoclingServe(python: string): Promise<DoclingServe> {
+export async function startDoclingServe(python: string, options: { apiKey?: string } = {}): Promise<DoclingServe> {
   const port = await freePort();
   const scratch = await mkdtemp(join(tmpdir(), 'docling-serve-'));
   const child = spawn(python, [LAUNCHER, 'run', '--host', '127.0.0.1', '--port', String(port)], {
     // Its settings also read a `.env` of the working directory (docling_serve/settings.py): not the repository's.
     cwd: scratch,
-    env: { ...process.env, ...offlineEnvironment(scratch) },
+    // DOCLING_SERVE_API_KEY: every API request then needs `X-Api-Key` (docling_serve/auth.py, APIKeyAuth).
+    env: { ...process.env, ...offlineEnvironment(scratch), ...(options.apiKey ? { DOCLING_SERVE_API_KEY: options.apiKey } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Golden stems and BM25 vectors for every Snowball language of fastembed's `Bm25(language=...)`.
 
-Reproduces fastembed/sparse/bm25.py (qdrant/fastembed, algorithm unchanged since v0.4.1) with the stemmer it
-calls, py_rust_stemmers.SnowballStemmer(language) (pinned in scripts/python/bm25-reference.txt), and the
-stopword lists of packages/core/src/sparse/languages/nltk-stopwords.ts (read from that file: the lists are an
-input of both sides; what they cover is said there). Writes packages/core/test/fixtures/bm25-languages/<lang>.json:
+Runs fastembed's own `Bm25(language=...)` (fastembed 0.9.1 and the stemmer it calls, py-rust-stemmers 0.1.8, both
+pinned in scripts/python/bm25-reference.txt). Its stopword files (`<language>.txt` of the HF repo Qdrant/bm25)
+cannot be downloaded here: the model folder handed to it (`specific_model_path`) holds the lists of
+packages/core/src/sparse/languages/nltk-stopwords.ts instead (an input of both sides; what they cover is said
+there). Writes packages/core/test/fixtures/bm25-languages/<lang>.json:
   stems:  [word, stem] for the language's most frequent words (wordfreq top list) and, for French, every
           token of the seed's French articles (../shared/seeds/000_*.txt, 003_*.txt);
   cases:  texts (paragraphs of the French seeds; sentences written for this file; word sequences drawn from the
@@ -21,10 +22,12 @@ import os
 import random
 import re
 import sys
-from collections import defaultdict
+import tempfile
 from importlib.metadata import version
 
-import mmh3
+from fastembed.common.utils import remove_non_alphanumeric
+from fastembed.sparse.bm25 import Bm25
+from fastembed.sparse.utils.tokenizer import SimpleTokenizer
 from py_rust_stemmers import SnowballStemmer
 from wordfreq import top_n_list
 
@@ -40,7 +43,6 @@ LANGUAGES = {
     'greek': 'el', 'hungarian': 'hu', 'italian': 'it', 'norwegian': 'nb', 'portuguese': 'pt',
     'romanian': 'ro', 'russian': 'ru', 'spanish': 'es', 'swedish': 'sv', 'tamil': 'ta', 'turkish': 'tr',
 }
-K, B, AVG_LEN, TOKEN_MAX_LENGTH = 1.2, 0.75, 256.0, 40
 WORDS_PER_LANGUAGE = 4000
 
 # Sentences written for these goldens (technical documentation register), one list per language.
@@ -61,48 +63,24 @@ WRITTEN = {
 }
 
 
-def remove_non_alphanumeric(text: str) -> str:  # fastembed/common/utils.py
-    return re.sub(r"[^\w\s]", " ", text, flags=re.UNICODE)
+def tokenize(text: str) -> list[str]:
+    return SimpleTokenizer.tokenize(remove_non_alphanumeric(text))
 
 
-def tokenize(text: str) -> list[str]:  # fastembed/sparse/utils/tokenizer.py SimpleTokenizer
-    text = re.sub(r"[^\w]", " ", text.lower())
-    text = re.sub(r"\s+", " ", text)
-    return text.strip().split()
-
-
-def load_stopwords() -> dict[str, set[str]]:
+def load_stopwords() -> dict[str, list[str]]:
     source = open(STOPWORDS_TS, encoding='utf-8').read()
-    return {lang: set(body.split()) for lang, body in re.findall(r"(\w+): words\(`([^`]*)`\)", source)}
+    return {lang: body.split() for lang, body in re.findall(r"(\w+): words\(`([^`]*)`\)", source)}
 
 
-class Bm25:
-    def __init__(self, language: str, stopwords: set[str]):
-        self.stem_word = SnowballStemmer(language).stem_word
-        self.stopwords = stopwords
-        self.punctuation = {chr(i) for i in range(sys.maxunicode) if __import__('unicodedata').category(chr(i)).startswith('P')}
-
-    def stems(self, text: str) -> list[str]:  # Bm25._stem after raw_embed's tokenisation
-        out = []
-        for token in tokenize(remove_non_alphanumeric(text)):
-            lower = token.lower()
-            if token in self.punctuation or lower in self.stopwords or len(token) > TOKEN_MAX_LENGTH:
-                continue
-            stem = self.stem_word(lower)
-            if stem:
-                out.append(stem)
-        return out
-
-    def document(self, stems: list[str]) -> dict[int, float]:  # Bm25._term_frequency
-        counter: defaultdict[str, int] = defaultdict(int)
-        for s in stems:
-            counter[s] += 1
-        tf: dict[int, float] = {}
-        for s in counter:
-            tid = abs(mmh3.hash(s))
-            tf[tid] = counter[s] * (K + 1)
-            tf[tid] /= counter[s] + K * (1 - B + B * len(stems) / AVG_LEN)
-        return tf
+def model_folder(stopwords: dict[str, list[str]]) -> str:
+    """What Bm25 reads from the Qdrant/bm25 snapshot: config.json (its model_file) and <language>.txt."""
+    folder = tempfile.mkdtemp(prefix='bm25-model-')
+    with open(os.path.join(folder, 'config.json'), 'w') as f:
+        f.write('{}')
+    for language, words in stopwords.items():
+        with open(os.path.join(folder, f'{language}.txt'), 'w', encoding='utf-8') as f:
+            f.write('\n'.join(words) + '\n')
+    return folder
 
 
 def seed_paragraphs() -> list[str]:
@@ -115,29 +93,31 @@ def seed_paragraphs() -> list[str]:
 
 def main() -> None:
     stopwords = load_stopwords()
+    folder = model_folder(stopwords)
     os.makedirs(OUT, exist_ok=True)
     french_paragraphs = seed_paragraphs()
     for language, code in LANGUAGES.items():
-        bm25 = Bm25(language, stopwords.get(language, set()))
+        bm25 = Bm25('Qdrant/bm25', language=language, specific_model_path=folder)
+        stem_word = SnowballStemmer(language).stem_word
         words = [w for w in dict.fromkeys(w.lower() for w in top_n_list(code, WORDS_PER_LANGUAGE)) if re.fullmatch(r"\w+", w)]
         if language == 'french':
-            words += [t for t in dict.fromkeys(t for p in french_paragraphs for t in tokenize(remove_non_alphanumeric(p))) if t not in set(words)]
+            words += [t for t in dict.fromkeys(t for p in french_paragraphs for t in tokenize(p)) if t not in set(words)]
         rng = random.Random(f'bm25-goldens-{language}')
         texts = (french_paragraphs if language == 'french' else []) + WRITTEN.get(language, [])
         texts += [' '.join(rng.choice(words[:600]) for _ in range(n)) for n in (5, 40, 120, 300)]
         texts += [' '.join(words[i:i + 60]) for i in range(0, 600, 60)]
         cases = []
         for text in texts:
-            stems = bm25.stems(text)
-            doc = bm25.document(stems)
-            cases.append({'text': text, 'stems': stems,
-                          'document': {'indices': list(doc.keys()), 'values': list(doc.values())},
-                          'query': sorted({abs(mmh3.hash(s)) for s in stems})})
+            document = next(iter(bm25.embed([text])))
+            query = next(iter(bm25.query_embed(text)))
+            cases.append({'text': text, 'stems': bm25._stem(tokenize(text)),
+                          'document': {'indices': document.indices.tolist(), 'values': [float(v) for v in document.values.tolist()]},
+                          'query': sorted(query.indices.tolist())})
         golden = {
             'language': language,
-            'reference': f"py-rust-stemmers {version('py-rust-stemmers')}, mmh3 {version('mmh3')}, wordfreq {version('wordfreq')} (top {WORDS_PER_LANGUAGE} '{code}')",
+            'reference': f"fastembed {version('fastembed')} Bm25, py-rust-stemmers {version('py-rust-stemmers')}, wordfreq {version('wordfreq')} (top {WORDS_PER_LANGUAGE} '{code}')",
             'stopwords': len(bm25.stopwords),
-            'stems': [[w, bm25.stem_word(w)] for w in words],
+            'stems': [[w, stem_word(w)] for w in words],
             'cases': cases,
         }
         with open(os.path.join(OUT, f'{language}.json'), 'w', encoding='utf-8') as f:

@@ -1,7 +1,7 @@
 /**
  * The committed per-language goldens (../fixtures/bm25-languages/) are what the reference makes today: the
- * generator (packages/core/scripts/bm25-language-goldens.py) runs with py-rust-stemmers, mmh3 and wordfreq as
- * pinned in scripts/python/bm25-reference.txt, and every file must come out byte for byte the same. So the
+ * generator (packages/core/scripts/bm25-language-goldens.py) runs fastembed's own Bm25 with py-rust-stemmers and
+ * wordfreq as pinned in scripts/python/bm25-reference.txt, and every file must come out byte for byte the same. So the
  * fast test (bm25-languages.test.ts) compares our encoder with fastembed's stemmer, not with a stale copy.
  */
 import { execFile } from 'node:child_process';

@@ -6,8 +6,8 @@ import { snowballStemmer } from '../../src/sparse/languages/snowball-stemmers.ts
 import { bm25Stems } from '../../src/sparse/tokenize.ts';
 
 /**
- * Goldens made by packages/core/scripts/bm25-language-goldens.py: fastembed's Bm25 algorithm
- * (https://github.com/qdrant/fastembed/blob/main/fastembed/sparse/bm25.py) with the stemmer it calls,
+ * Goldens made by packages/core/scripts/bm25-language-goldens.py with fastembed 0.9.1's own `Bm25(language=…)`
+ * (https://github.com/qdrant/fastembed/blob/main/fastembed/sparse/bm25.py) and the stemmer it calls,
  * py-rust-stemmers 0.1.8 (https://pypi.org/project/py-rust-stemmers/), per language. English is pinned by
  * ../fixtures/bm25/ (shared/reference), the other 17 Snowball languages here.
  */

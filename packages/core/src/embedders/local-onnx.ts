@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { pipeline } from '@huggingface/transformers';
 import type { FeatureExtractionPipeline, Tensor } from '@huggingface/transformers';
 import type { EmbeddingModelLock } from '../domain.ts';
@@ -74,11 +76,28 @@ export class LocalOnnxEmbedder implements Embedder {
 
 async function loadPipeline(options: LocalOnnxEmbedderOptions): Promise<FeatureExtractionPipeline> {
   const source = resolveModelSource(options);
+  let extractor: FeatureExtractionPipeline;
   try {
-    return await pipeline('feature-extraction', source.path, source.loadOptions);
+    extractor = await pipeline('feature-extraction', source.path, source.loadOptions);
   } catch (error) {
     throw modelLoadError(source, error);
   }
+  const trainedLength = source.kind === 'directory' ? sentenceTransformersMaxLength(source.path) : undefined;
+  if (trainedLength !== undefined) extractor.tokenizer.model_max_length = trainedLength;
+  return extractor;
+}
+
+/**
+ * A sentence-transformers folder truncates at sentence_bert_config.json's max_seq_length (256 for
+ * all-MiniLM-L6-v2), not at tokenizer_config.json's model_max_length (512 there), which is all transformers.js
+ * reads: sentence-transformers makes the former the tokenizer's model_max_length (sentence_transformers/base/
+ * modules/transformer.py, Transformer.__init__), and so do we, so a long chunk is embedded from the same tokens.
+ */
+function sentenceTransformersMaxLength(directory: string): number | undefined {
+  const path = join(directory, 'sentence_bert_config.json');
+  if (!existsSync(path)) return undefined;
+  const { max_seq_length: maxLength } = JSON.parse(readFileSync(path, 'utf8')) as { max_seq_length?: unknown };
+  return typeof maxLength === 'number' && Number.isInteger(maxLength) && maxLength > 0 ? maxLength : undefined;
 }
 
 function withPrefix(texts: string[], prefix: string | undefined): string[] {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -87,6 +87,37 @@ describe('LocalOnnxEmbedder on a local directory', () => {
 
   it('rejects a batch size that is not a positive integer', () => {
     expect(() => new LocalOnnxEmbedder({ model: MODEL_DIR, batchSize: 0 })).toThrow(/batchSize/);
+  });
+});
+
+describe('LocalOnnxEmbedder on a sentence-transformers folder', () => {
+  const root = mkdtempSync(join(tmpdir(), 'rag-onnx-st-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  /** The fixture model copied, with one file written or changed. */
+  function variant(name: string, edit: (folder: string) => void): string {
+    const folder = join(root, name);
+    cpSync(MODEL_DIR, folder, { recursive: true });
+    edit(folder);
+    return folder;
+  }
+
+  it("truncates at sentence_bert_config.json's max_seq_length, as sentence-transformers does, not at the tokenizer's 128", async () => {
+    const sentenceTransformers = variant('st', (folder) => writeFileSync(join(folder, 'sentence_bert_config.json'), JSON.stringify({ max_seq_length: 6, do_lower_case: false })));
+    const tokenizerCapped = variant('capped', (folder) => {
+      const config = JSON.parse(readFileSync(join(folder, 'tokenizer_config.json'), 'utf8')) as Record<string, unknown>;
+      writeFileSync(join(folder, 'tokenizer_config.json'), JSON.stringify({ ...config, model_max_length: 6 }));
+    });
+    const [viaSentenceConfig, viaTokenizerConfig] = await Promise.all(
+      [sentenceTransformers, tokenizerCapped].map(async (model) => {
+        const truncating = new LocalOnnxEmbedder({ model });
+        const vector = await truncating.embedQuery(LONG);
+        await truncating.dispose();
+        return vector;
+      }),
+    );
+    expect(maxAbsDiff(viaSentenceConfig!, viaTokenizerConfig!)).toBeLessThan(1e-6);
+    expect(maxAbsDiff(viaSentenceConfig!, await embedder.embedQuery(LONG))).toBeGreaterThan(1e-3);
   });
 });
 

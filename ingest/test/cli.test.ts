@@ -238,7 +238,7 @@ describe('pnpm ingest: the prune guard', () => {
 });
 
 describe('pnpm ingest: an access file gone missing', () => {
-  it('refuses a look-alike name (exit 2), keeps restricted documents when the file is gone (RAG_ACCESS_WOULD_PUBLISH, exit 1), and publishes them with --allow-publish', async () => {
+  it('refuses a look-alike name (exit 2), keeps restricted documents when the file is gone (RAG_ACCESS_WOULD_PUBLISH, exit 1), and publishes them with --allow-publish', { timeout: 180_000 }, async () => {
     const folder = join(corpus.folder, 'handbook');
     await mkdir(join(folder, 'hr'), { recursive: true });
     await writeFile(join(folder, 'hr', 'pay.md'), guide(2, 'payroll'));

@@ -17,6 +17,15 @@ export const errorCatalog = {
   RAG_PASSAGE_NOT_FOUND: { status: 404, message: 'No such passage: check the source and chunk index (list_sources gives the indexed sources and their chunk counts).' },
   RAG_UNKNOWN_MODEL: { status: 404, message: 'Unknown model: this API serves one model, "rag" (GET /v1/models).' },
   RAG_NO_QUESTION: { status: 400, message: '"messages" must hold at least one user message with text: the last one is the question.' },
+  RAG_INVALID_CONVERSATION: {
+    status: 400,
+    message:
+      'The earlier turns do not have the expected shape: send "history": [{"question": "...", "answer": "..."}] or "messages": [{"role": "user"|"assistant"|"system", "content": "..."}], oldest first.',
+  },
+  RAG_CONVERSATION_TOO_LONG: {
+    status: 400,
+    message: 'The conversation is too long: send at most 20 earlier turns (a history entry counts two) and 16000 characters of them in all; drop the oldest turns.',
+  },
   RAG_PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   RAG_METHOD_NOT_ALLOWED: { status: 405, message: 'This route does not take this method: the Allow header lists the methods it takes.' },
   RAG_BAD_URL: { status: 400, message: 'The URL is not valid: check its percent-encoding (a % must be followed by two hexadecimal digits).' },

@@ -2,7 +2,7 @@ import type { Attributes, Counter, Histogram } from '@opentelemetry/api';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 
-export type PipelineStage = 'embed' | 'sparse' | 'search' | 'rerank' | 'gateway';
+export type PipelineStage = 'embed' | 'sparse' | 'search' | 'rerank' | 'gateway' | 'condense';
 
 /**
  * The service's metrics, named after the OpenTelemetry GenAI semantic conventions where one exists
@@ -27,7 +27,7 @@ export class Telemetry {
   });
   private readonly stageDuration = this.meter.createHistogram('rag.retrieval.stage.duration', {
     unit: 's',
-    description: 'Duration of one retrieval pipeline stage (embed|sparse|search|rerank|gateway).',
+    description: 'Duration of one retrieval pipeline stage (embed|sparse|search|rerank|gateway|condense).',
     advice: { explicitBucketBoundaries: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120] },
   });
   private readonly topScore = this.meter.createHistogram('rag.retrieval.top_score', {
@@ -43,6 +43,15 @@ export class Telemetry {
   private readonly rerankFallbacks: Counter = this.meter.createCounter('rag.retrieval.rerank.fallbacks', {
     description: 'Retrievals answered from the fused ranking because the reranker failed or is known to be down, by error.type (the RAG_* code).',
   });
+
+  private readonly followUps: Counter = this.meter.createCounter('rag.conversation.follow_ups', {
+    description: 'Follow-up questions by how their search query was made (condensed|expanded|condense_failed: the gateway failed and the LLM-free query was used).',
+  });
+
+  /** One follow-up question (a request with earlier turns) and how its search query was made. */
+  recordFollowUp(method: 'condensed' | 'expanded' | 'condense_failed'): void {
+    this.followUps.add(1, { 'rag.search_query.method': method });
+  }
 
   recordRequest(route: string, outcome: string): void {
     this.requests.add(1, { route, outcome });

@@ -13,6 +13,20 @@ export const queryRequest = z.object({
   stream: z.boolean().optional().describe('POST /chat only: answer as Server-Sent Events'),
 });
 
+/** POST /chat: the question with the conversation's earlier turns (conversation-request.ts reads them). */
+export const chatRequest = queryRequest.extend({
+  query: queryRequest.shape.query.optional().describe('the question; may be left out when "messages" ends with it'),
+  history: z
+    .array(z.object({ question: z.string(), answer: z.string() }))
+    .max(10)
+    .optional()
+    .describe('the earlier turns, oldest first (at most 20 turns, 16000 characters in all)'),
+  messages: z
+    .array(z.object({ role: z.enum(['user', 'assistant', 'system']), content: z.string() }))
+    .optional()
+    .describe('instead of history: the conversation in OpenAI\'s shape; its last user message is the question when "query" is absent; system messages are not used'),
+});
+
 const reranked = z.boolean().optional().describe('only with a reranker: false when the results are in the fused order');
 
 export const searchResponse = z.object({
@@ -36,6 +50,7 @@ export const chatResponse = z.object({
   citations: z.array(citation),
   mode: z.enum(['llm', 'extractive']),
   reranked,
+  search_query: z.string().optional().describe('with earlier turns: what was searched for (the follow-up condensed by the gateway, or expanded from the previous question)'),
   unknown_citations: z.array(z.string()).optional(),
   usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }).optional(),
 });

@@ -21,7 +21,7 @@ export const chatCompletionMessage = z
 export const chatCompletionRequest = z
   .object({
     model: z.string().describe(`"${RAG_MODEL_ID}"`),
-    messages: z.array(chatCompletionMessage).min(1).describe('the last user message is the question; earlier turns are not used'),
+    messages: z.array(chatCompletionMessage).min(1).describe('the last user message is the question; the user and assistant messages before it are the conversation (the most recent 20 turns, 16000 characters)'),
     stream: z.boolean().optional(),
   })
   .passthrough();

@@ -14,12 +14,18 @@ export interface ChatCompletion {
   usage?: TokenUsage | undefined;
 }
 
+/** Per-call settings of a completion; absent fields keep the model's defaults. */
+export interface CompletionOptions {
+  /** OpenAI's `max_tokens`: a cap on the reply (condensing a conversation needs one line). */
+  maxTokens?: number | undefined;
+}
+
 export type ChatStreamEvent = { type: 'token'; text: string } | { type: 'done'; usage?: TokenUsage | undefined };
 
 /** An OpenAI-compatible chat model behind the gateway. */
 export interface ChatModel {
   readonly modelId: string;
-  complete(messages: ChatMessage[], signal?: AbortSignal): Promise<ChatCompletion>;
+  complete(messages: ChatMessage[], signal?: AbortSignal, options?: CompletionOptions): Promise<ChatCompletion>;
   stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<ChatStreamEvent>;
   checkReady?(signal?: AbortSignal): Promise<void>;
 }

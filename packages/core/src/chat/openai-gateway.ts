@@ -7,7 +7,7 @@
  */
 import { RagError } from '../errors.ts';
 import { bearer, callJson, callStream, describeEndpoint, endpoint } from '../http/remote-call.ts';
-import type { ChatCompletion, ChatMessage, ChatModel, ChatStreamEvent, TokenUsage } from './chat-model.ts';
+import type { ChatCompletion, ChatMessage, ChatModel, ChatStreamEvent, CompletionOptions, TokenUsage } from './chat-model.ts';
 
 export interface OpenAiGatewayOptions {
   url: string;
@@ -50,8 +50,9 @@ export class OpenAiGatewayChatModel implements ChatModel {
     this.timeoutMs = options.timeoutMs ?? 300_000;
   }
 
-  async complete(messages: ChatMessage[], signal?: AbortSignal): Promise<ChatCompletion> {
-    const answer = await callJson<ChatCompletionBody>({ ...this.call(signal), body: this.requestBody(messages, false) });
+  async complete(messages: ChatMessage[], signal?: AbortSignal, options?: CompletionOptions): Promise<ChatCompletion> {
+    const body = { ...this.requestBody(messages, false), ...(options?.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }) };
+    const answer = await callJson<ChatCompletionBody>({ ...this.call(signal), body });
     const choice = answer.choices?.[0];
     if (!choice) throw this.badAnswer('a completion without choices');
     return { content: choice.message?.content ?? '', usage: toUsage(answer.usage) };

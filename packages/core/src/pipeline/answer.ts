@@ -4,7 +4,10 @@ import { extractiveAnswerWithSources, NOT_COVERED_ANSWER } from '../chat/extract
 import { LabelRewriter } from '../chat/label-rewriter.ts';
 import { buildChatMessages } from '../chat/prompt.ts';
 import { queryCoverage } from '../chat/query-coverage.ts';
+import { withEarlierTurns, type ConversationTurn } from '../conversation/conversation.ts';
+import { searchQueryFor, type SearchQuery } from '../conversation/search-query.ts';
 import type { SearchHit } from '../domain.ts';
+import type { Logger } from '../logger.ts';
 import { timed, type Telemetry } from '../telemetry.ts';
 import { inSpan, inStreamSpan, inSyncSpan, modelCallSpan, suiteTracer } from '../tracing/spans.ts';
 import type { Retriever } from './retrieve.ts';
@@ -19,10 +22,12 @@ export interface ChatAnswer {
   unknownCitations: string[];
   /** Whether the reranker ordered the passages (see Retrieval.reranked); undefined without a reranker. */
   reranked?: boolean | undefined;
+  /** What was searched for a follow-up (condensed or expanded from the earlier turns); absent without earlier turns. */
+  searchQuery?: string | undefined;
 }
 
 export type AnswerStreamEvent =
-  | { type: 'citations'; citations: Citation[]; reranked?: boolean | undefined }
+  | { type: 'citations'; citations: Citation[]; reranked?: boolean | undefined; searchQuery?: string | undefined }
   | { type: 'token'; text: string }
   | { type: 'done'; answer: ChatAnswer };
 
@@ -32,6 +37,8 @@ export interface AnswererOptions {
   /** RAG_MIN_SCORE: below it the documents are taken not to cover the question. */
   minScore?: number | undefined;
   telemetry: Telemetry;
+  /** Where a failed condensation of a follow-up is reported (a warning; the request goes on). */
+  logger?: Pick<Logger, 'warn'> | undefined;
 }
 
 /**
@@ -49,28 +56,34 @@ export class Answerer {
     return this.options.chatModel ? 'llm' : 'extractive';
   }
 
-  /** `visibleGroups`: the caller's groups (see Retriever.retrieve); the answer is made of their passages only. */
-  async answer(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal): Promise<ChatAnswer> {
-    const { passages, reranked } = await this.relevantPassages(question, k, visibleGroups, signal);
-    return { ...(await this.answerFrom(question, passages, signal)), reranked };
+  /**
+   * `visibleGroups`: the caller's groups (see Retriever.retrieve); the answer is made of their passages only.
+   * `earlier`: the conversation's earlier turns, oldest first: a follow-up is searched for with a query made
+   * from them (searchQueryFor), and answered as the user asked it, the turns before it in the prompt.
+   */
+  async answer(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, earlier: readonly ConversationTurn[] = []): Promise<ChatAnswer> {
+    const search = await searchQueryFor(question, earlier, this.options, signal);
+    const { passages, reranked } = await this.relevantPassages(search.text, k, visibleGroups, signal);
+    return { ...(await this.answerFrom(question, search, passages, earlier, signal)), reranked, ...searchQueryField(search) };
   }
 
-  async *stream(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal): AsyncIterable<AnswerStreamEvent> {
-    const { passages, reranked } = await this.relevantPassages(question, k, visibleGroups, signal);
+  async *stream(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, earlier: readonly ConversationTurn[] = []): AsyncIterable<AnswerStreamEvent> {
+    const search = await searchQueryFor(question, earlier, this.options, signal);
+    const { passages, reranked } = await this.relevantPassages(search.text, k, visibleGroups, signal);
     const chatModel = this.options.chatModel;
     if (passages.length === 0 || !chatModel) {
-      const answer = { ...(passages.length === 0 ? this.notCovered() : this.extractive(question, passages)), reranked };
-      yield { type: 'citations', citations: answer.citations, reranked };
+      const answer = { ...(passages.length === 0 ? this.notCovered() : this.extractive(search.text, passages)), reranked, ...searchQueryField(search) };
+      yield { type: 'citations', citations: answer.citations, reranked, ...searchQueryField(search) };
       yield { type: 'token', text: answer.answer };
       yield { type: 'done', answer };
       return;
     }
-    yield { type: 'citations', citations: passages.map(toCitation), reranked };
+    yield { type: 'citations', citations: passages.map(toCitation), reranked, ...searchQueryField(search) };
     const started = performance.now();
     let text = '';
     let usage: TokenUsage | undefined;
     const labels = new LabelRewriter(passages);
-    const messages = this.prompt(question, passages);
+    const messages = this.prompt(question, passages, earlier);
     // The span lasts until the last token: a streamed completion's duration is the stream's.
     const [name, options] = modelCallSpan('chat', chatModel.modelId, GATEWAY_PROVIDER, { 'gen_ai.request.stream': true });
     const span = suiteTracer().startSpan(name, options);
@@ -87,14 +100,15 @@ export class Answerer {
     const rest = labels.flush();
     if (rest !== '') yield { type: 'token', text: rest };
     this.recordGateway(chatModel, (performance.now() - started) / 1000);
-    yield { type: 'done', answer: { ...this.fromModel(text, passages, usage), reranked } };
+    yield { type: 'done', answer: { ...this.fromModel(text, passages, usage), reranked, ...searchQueryField(search) } };
   }
 
-  private async answerFrom(question: string, passages: SearchHit[], signal?: AbortSignal): Promise<ChatAnswer> {
+  private async answerFrom(question: string, search: SearchQuery, passages: SearchHit[], earlier: readonly ConversationTurn[], signal?: AbortSignal): Promise<ChatAnswer> {
     if (passages.length === 0) return this.notCovered();
     const chatModel = this.options.chatModel;
-    if (!chatModel) return this.extractive(question, passages);
-    const messages = this.prompt(question, passages);
+    // Extractive answers quote the sentences that hold the searched terms: a follow-up's own words may name none.
+    if (!chatModel) return this.extractive(search.text, passages);
+    const messages = this.prompt(question, passages, earlier);
     const [name, options] = modelCallSpan('chat', chatModel.modelId, GATEWAY_PROVIDER);
     const completion = await inSpan(name, options, async (span) => {
       const result = await timed(
@@ -107,8 +121,8 @@ export class Answerer {
     return this.fromModel(completion.content, passages, completion.usage);
   }
 
-  private prompt(question: string, passages: SearchHit[]): ChatMessage[] {
-    return inSyncSpan('build prompt', { attributes: { 'rag.prompt.passages': passages.length } }, () => buildChatMessages(question, passages));
+  private prompt(question: string, passages: SearchHit[], earlier: readonly ConversationTurn[]): ChatMessage[] {
+    return inSyncSpan('build prompt', { attributes: { 'rag.prompt.passages': passages.length } }, () => withEarlierTurns(buildChatMessages(question, passages), earlier));
   }
 
   /** The retrieved passages, or none when the best one is not relevant enough to answer from. */
@@ -156,6 +170,10 @@ export class Answerer {
     this.options.telemetry.recordStage('gateway', seconds);
     this.options.telemetry.recordModelCall('chat', GATEWAY_PROVIDER, chatModel.modelId, seconds);
   }
+}
+
+function searchQueryField(search: SearchQuery): { searchQuery?: string } {
+  return search.method === 'question' ? {} : { searchQuery: search.text };
 }
 
 /** The gateway speaks OpenAI's API (gen_ai.provider.name, as the metrics name it). */

@@ -1,12 +1,15 @@
 import { chunkId } from '../chunking/chunk-id.ts';
 import type { IndexedChunk, IndexedDocument } from '../domain.ts';
 import type { VectorStore } from '../stores/vector-store.ts';
+import type { DocumentMetadata } from '../search-filter/document-metadata.ts';
 
 interface PendingWrite {
   chunks: IndexedChunk[];
   staleIds: string[];
   /** A document whose groups alone changed: its points get these groups, nothing else is written. */
   groupsUpdate?: { source: string; groups: readonly string[] } | undefined;
+  /** A document whose metadata changed without its content: its points get this metadata, nothing else is written. */
+  metadataUpdate?: { source: string; metadata: DocumentMetadata } | undefined;
   settle: (error?: unknown) => void;
 }
 
@@ -55,6 +58,11 @@ export class IngestWriter {
     return this.queue({ chunks: [], staleIds: [], groupsUpdate: { source, groups } }, points);
   }
 
+  /** Queues rewriting the metadata of a document's `points` points (the store has setMetadata). */
+  async enqueueMetadata(source: string, metadata: DocumentMetadata, points: number): Promise<WriteCompletion> {
+    return this.queue({ chunks: [], staleIds: [], metadataUpdate: { source, metadata } }, points);
+  }
+
   private async queue(write: Omit<PendingWrite, 'settle'>, points: number): Promise<WriteCompletion> {
     while (this.flushesInFlight >= 2) await this.lastFlush.catch(() => {});
     const done = new Promise<void>((resolve, reject) => {
@@ -84,6 +92,7 @@ export class IngestWriter {
       await this.store.upsert(batch.flatMap((write) => [...write.chunks].reverse()));
       await this.store.deleteByIds(batch.flatMap((write) => write.staleIds));
       for (const { groupsUpdate } of batch) if (groupsUpdate) await this.store.setGroups(groupsUpdate.source, groupsUpdate.groups);
+      for (const { metadataUpdate } of batch) if (metadataUpdate) await this.store.setMetadata?.(metadataUpdate.source, metadataUpdate.metadata);
     } catch (error) {
       for (const write of batch) write.settle(error);
       return;

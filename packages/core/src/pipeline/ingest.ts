@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
 import { sameGroups } from '../access/groups.ts';
+import { sameMetadata } from '../search-filter/document-metadata.ts';
 import { chunkMarkdown } from '../chunking/chunk-markdown.ts';
 import type { ConverterRegistry } from '../converters/converter-registry.ts';
 import type { ChunkContexts, ContextDocument, DocumentContexts } from '../context/chunk-contexts.ts';
@@ -234,8 +235,9 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
   // so the next run syncs the document again: the cache answers its other chunks.
   const complete = contexts === undefined || contexts.failed + contexts.deferred === 0;
   const version = complete ? { contentHash, sourceVersion: document.sourceVersion, groups: document.groups } : { contentHash: '', sourceVersion: undefined, groups: document.groups };
+  const withMetadata = { ...version, metadata: document.metadata };
   const onEmbedCall = () => (summary.embedCalls += 1);
-  const vectorized = await vectorizeChunks(chunks, version, options.embedder, options.embedBatchSize, onEmbedCall, options.signal, contexts?.contexts, options.store.bm25Language).catch((error: unknown) => {
+  const vectorized = await vectorizeChunks(chunks, withMetadata, options.embedder, options.embedBatchSize, onEmbedCall, options.signal, contexts?.contexts, options.store.bm25Language).catch((error: unknown) => {
     // The chunks of a document abandoned by a stopped run are not part of what the run did.
     if (options.signal?.aborted) summary.chunks -= chunks.length;
     throw error;
@@ -265,9 +267,27 @@ async function contextsOf(writer: ChunkContexts, document: ContextDocument, chun
  * .rag-access.yaml, new `rag-groups` metadata): then only its points' groups are rewritten, with no read,
  * conversion or embedding. Its points count in the summary's upserts, as points written.
  */
-async function keepContent(document: SourceDocument, previous: IndexedDocument, { options, summary, writer }: Run): Promise<WriteCompletion | undefined> {
+async function keepContent(document: SourceDocument, previous: IndexedDocument, run: Run): Promise<WriteCompletion | undefined> {
+  const metadataWrite = metadataChanged(document, previous, run.options.store) ? await rewriteMetadata(document, previous, run) : undefined;
+  const groupsWrite = await keepContentGroups(document, previous, run, metadataWrite !== undefined);
+  return metadataWrite && groupsWrite ? { done: Promise.all([metadataWrite.done, groupsWrite.done]).then(() => {}) } : (metadataWrite ?? groupsWrite);
+}
+
+/** Whether the listing's metadata differs from what the chunks carry (unknown counts as different), and the store can rewrite it. */
+function metadataChanged(document: SourceDocument, previous: IndexedDocument, store: VectorStore): boolean {
+  return document.metadata !== undefined && store.setMetadata !== undefined && !sameMetadata(previous.metadata, document.metadata);
+}
+
+/** A change of metadata alone (custom fields, a touched file) rewrites the chunks' payload: nothing is re-embedded. */
+async function rewriteMetadata(document: SourceDocument, previous: IndexedDocument, { options, summary, writer }: Run): Promise<WriteCompletion> {
+  options.logger.info({ uri: document.uri, points: previous.chunkIds.length }, 'metadata changed: rewriting it, nothing re-embedded');
+  const write = await writer.enqueueMetadata(document.uri, document.metadata!, previous.chunkIds.length);
+  return { done: write.done.then(() => void (summary.upserts += previous.chunkIds.length)) };
+}
+
+async function keepContentGroups(document: SourceDocument, previous: IndexedDocument, { options, summary, writer }: Run, metadataRewritten: boolean): Promise<WriteCompletion | undefined> {
   if (sameGroups(previous.groups, document.groups)) {
-    summary.unchanged += 1;
+    if (!metadataRewritten) summary.unchanged += 1;
     return undefined;
   }
   options.logger.info({ uri: document.uri, groups: document.groups, points: previous.chunkIds.length }, 'access groups changed: rewriting them, nothing re-embedded');

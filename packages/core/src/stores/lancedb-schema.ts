@@ -1,5 +1,6 @@
 import { Field, FixedSizeList, Float32, Int32, List, Schema, Uint32, Utf8 } from 'apache-arrow';
 import type { IndexedChunk } from '../domain.ts';
+import { metadataKey } from '../search-filter/document-metadata.ts';
 
 /** Column layout of an embedded collection; payload names follow the seed's Qdrant payload. */
 export function chunkTableSchema(dimension: number | null): Schema {
@@ -14,6 +15,7 @@ export function chunkTableSchema(dimension: number | null): Schema {
     new Field('source_version', new Utf8(), true),
     new Field(GROUPS_COLUMN, groupsType(), true),
     new Field(CONTEXT_COLUMN, new Utf8(), true),
+    new Field(METADATA_COLUMN, new Utf8(), true),
     new Field('sparse_indices', new List(new Field('item', new Uint32(), true)), false),
     // Qdrant stores sparse values as float32; so do we, so that both modes score alike.
     new Field('sparse_values', new List(new Field('item', new Float32(), true)), false),
@@ -36,6 +38,13 @@ export const GROUPS_COLUMN_SQL = "arrow_cast(NULL, 'List(Utf8)')";
 export const CONTEXT_COLUMN = 'context';
 export const CONTEXT_COLUMN_SQL = "arrow_cast(NULL, 'Utf8')";
 
+/**
+ * The document's metadata (what search filters test) as search-filter/document-metadata.ts's metadataKey JSON;
+ * null on rows of tables made before metadata existed: unknown, matched by no filter on it.
+ */
+export const METADATA_COLUMN = 'metadata';
+export const METADATA_COLUMN_SQL = "arrow_cast(NULL, 'Utf8')";
+
 function groupsType(): List<Utf8> {
   return new List(new Field('item', new Utf8(), true));
 }
@@ -52,6 +61,7 @@ export interface ChunkRow extends Record<string, unknown> {
   source_version: string | null;
   groups: string[];
   context: string;
+  metadata: string | null;
   sparse_indices: number[];
   sparse_values: number[];
   dense?: number[];
@@ -69,6 +79,7 @@ export function toChunkRow(chunk: IndexedChunk, withDense: boolean): ChunkRow {
     source_version: chunk.sourceVersion ?? null,
     groups: [...chunk.groups],
     context: chunk.context ?? '',
+    metadata: chunk.metadata ? metadataKey(chunk.metadata) : null,
     sparse_indices: chunk.sparse.indices,
     sparse_values: chunk.sparse.values,
   };

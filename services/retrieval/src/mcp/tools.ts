@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { toRagError, type Answerer, type Chunk, type PassageReader, type Retriever, type SearchHit } from '@rag/core';
+import { assertConversationBounds, toRagError, turnsFromHistory, type Answerer, type Chunk, type PassageReader, type Retriever, type SearchHit } from '@rag/core';
 import { z } from 'zod';
 import { MAX_QUERY_LENGTH } from '../request-schema.ts';
 import type { OpenGate } from '../store-gate.ts';
@@ -104,13 +104,25 @@ export function createMcpServer(context: McpToolContext): McpServer {
       inputSchema: {
         question: z.string().trim().min(1).max(MAX_QUERY_LENGTH).describe('the question, as a user would ask it'),
         k: z.number().int().min(1).max(50).optional().describe(`passages to answer from (default ${defaultK})`),
+        history: z
+          .array(z.object({ question: z.string(), answer: z.string() }))
+          .optional()
+          .describe('earlier questions and answers of this conversation, oldest first (at most 10 pairs, 16000 characters): a follow-up such as "and how do I turn it off?" is searched for with them'),
       },
-      outputSchema: { answer: z.string(), citations: z.array(citation), mode: z.enum(['llm', 'extractive']), covered: z.boolean() },
+      outputSchema: {
+        answer: z.string(),
+        citations: z.array(citation),
+        mode: z.enum(['llm', 'extractive']),
+        covered: z.boolean(),
+        search_query: z.string().optional(),
+      },
     },
-    ({ question, k }, { signal }) =>
+    ({ question, k, history }, { signal }) =>
       guarded(async () => {
+        const earlier = turnsFromHistory(history ?? []);
+        assertConversationBounds(earlier);
         await storeGate?.ready(signal);
-        const answer = await answerer.answer(question, k ?? defaultK, visibleGroups, signal);
+        const answer = await answerer.answer(question, k ?? defaultK, visibleGroups, signal, earlier);
         const citations = answer.citations.map((c) => ({
           source: c.source,
           heading_path: c.headingPath,
@@ -119,7 +131,8 @@ export function createMcpServer(context: McpToolContext): McpServer {
           label: `[${c.source}#${c.chunkIndex}]`,
         }));
         const sources = citations.length > 0 ? `\n\nSources:\n${citations.map((c) => `${c.label} ${c.heading_path}`).join('\n')}` : '';
-        return result({ answer: answer.answer, citations, mode: answer.mode, covered: citations.length > 0 }, `${answer.answer}${sources}`);
+        const searchQuery = answer.searchQuery === undefined ? {} : { search_query: answer.searchQuery };
+        return result({ answer: answer.answer, citations, mode: answer.mode, covered: citations.length > 0, ...searchQuery }, `${answer.answer}${sources}`);
       }),
   );
 

@@ -3,7 +3,7 @@ import { toRagError } from '@rag/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, logRequestError } from '../error-handler.ts';
 import { abortOnClientClose } from '../request-abort.ts';
-import { parseQueryRequest } from '../request-schema.ts';
+import { parseChatRequest } from '../conversation-request.ts';
 import type { OpenGate } from '../store-gate.ts';
 import { rerankedField, visibleGroupsOf } from './search.ts';
 
@@ -17,11 +17,17 @@ function answerJson(answer: ChatAnswer) {
     citations: answer.citations.map(citationJson),
     mode: answer.mode,
     ...rerankedField(answer.reranked),
+    ...searchQueryField(answer.searchQuery),
     ...(answer.unknownCitations.length > 0 ? { unknown_citations: answer.unknownCitations } : {}),
     ...(answer.usage
       ? { usage: { prompt_tokens: answer.usage.promptTokens, completion_tokens: answer.usage.completionTokens, total_tokens: answer.usage.totalTokens } }
       : {}),
   };
+}
+
+/** What a follow-up was searched for with (condensed or expanded from the earlier turns); absent without them. */
+function searchQueryField(searchQuery: string | undefined): { search_query?: string } {
+  return searchQuery === undefined ? {} : { search_query: searchQuery };
 }
 
 function wantsStream(request: FastifyRequest, stream: boolean): boolean {
@@ -33,7 +39,7 @@ function sseFrame(event: string, data: unknown): string {
 }
 
 function streamFrame(event: AnswerStreamEvent): string {
-  if (event.type === 'citations') return sseFrame('citations', { citations: event.citations.map(citationJson), ...rerankedField(event.reranked) });
+  if (event.type === 'citations') return sseFrame('citations', { citations: event.citations.map(citationJson), ...rerankedField(event.reranked), ...searchQueryField(event.searchQuery) });
   if (event.type === 'token') return sseFrame('token', { text: event.text });
   return sseFrame('done', answerJson(event.answer));
 }
@@ -61,12 +67,12 @@ async function streamAnswer(reply: FastifyReply, events: AsyncIterable<AnswerStr
 
 export function registerChatRoute(app: FastifyInstance, deps: { answerer: Answerer; storeGate?: OpenGate | undefined; defaultK: number }): void {
   app.post('/chat', async (request, reply) => {
-    const { query, k, stream } = parseQueryRequest(request.body);
+    const { query, k, stream, earlier } = parseChatRequest(request.body);
     const signal = abortOnClientClose(reply);
     // Before any stream starts, so that a store still unopened is a plain JSON 503, not an SSE error event.
     await deps.storeGate?.ready(signal);
     const visibleGroups = visibleGroupsOf(request);
-    if (wantsStream(request, stream)) return streamAnswer(reply, deps.answerer.stream(query, k ?? deps.defaultK, visibleGroups, signal));
-    return answerJson(await deps.answerer.answer(query, k ?? deps.defaultK, visibleGroups, signal));
+    if (wantsStream(request, stream)) return streamAnswer(reply, deps.answerer.stream(query, k ?? deps.defaultK, visibleGroups, signal, earlier));
+    return answerJson(await deps.answerer.answer(query, k ?? deps.defaultK, visibleGroups, signal, earlier));
   });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RagError, toRagError, type AnswerStreamEvent, type Answerer, type ChatAnswer, type Citation } from '@rag/core';
+import { RagError, recentTurns, toRagError, type AnswerStreamEvent, type Answerer, type ChatAnswer, type Citation, type ConversationTurn } from '@rag/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { logRequestError, toHttpError } from '../error-handler.ts';
@@ -20,16 +20,24 @@ function textOf(message: Message): string {
   return message.content.map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('\n');
 }
 
-/** The question: the last user message. Earlier turns, system prompts included, are not used (docs/api.md). */
-function questionOf(messages: Message[]): string {
-  const last = [...messages].reverse().find((message) => message.role === 'user');
-  const question = last ? textOf(last).trim() : '';
+/**
+ * The question is the last user message; the user and assistant messages before it are the earlier turns.
+ * OpenAI clients send the whole thread every time, so a long one is cut to its most recent turns within
+ * the bounds rather than refused. System, developer and tool messages are not used (docs/api.md).
+ */
+function conversationOf(messages: Message[]): { question: string; earlier: ConversationTurn[] } {
+  const lastUser = messages.findLastIndex((message) => message.role === 'user');
+  const question = lastUser >= 0 ? textOf(messages[lastUser]!).trim() : '';
   if (question === '') throw new RagError('RAG_NO_QUESTION');
   if (question.length > MAX_QUERY_LENGTH) throw new RagError('RAG_INVALID_QUERY', `It has ${question.length} characters.`);
-  return question;
+  const turns = messages
+    .slice(0, lastUser)
+    .flatMap((message) => (message.role === 'user' || message.role === 'assistant' ? [{ role: message.role, content: textOf(message) }] : []))
+    .filter((turn) => turn.content.trim() !== '');
+  return { question, earlier: recentTurns(turns) };
 }
 
-function parseRequest(body: unknown): { question: string; stream: boolean } {
+function parseRequest(body: unknown): { question: string; earlier: ConversationTurn[]; stream: boolean } {
   if (body === undefined || body === null || body === '') throw new RagError('RAG_EMPTY_BODY');
   const parsed = chatCompletionRequest.safeParse(body);
   if (!parsed.success) {
@@ -37,7 +45,7 @@ function parseRequest(body: unknown): { question: string; stream: boolean } {
     throw new RagError('RAG_INVALID_REQUEST', `"${issue.path.join('.')}": ${issue.message}.`);
   }
   if (parsed.data.model !== RAG_MODEL_ID) throw new RagError('RAG_UNKNOWN_MODEL', `Got "${parsed.data.model}".`);
-  return { question: questionOf(parsed.data.messages), stream: parsed.data.stream === true };
+  return { ...conversationOf(parsed.data.messages), stream: parsed.data.stream === true };
 }
 
 function citationJson(citation: Citation) {
@@ -68,7 +76,11 @@ function completionJson(id: string, created: number, answer: ChatAnswer) {
       : {}),
     citations: answer.citations.map(citationJson),
     ...unknownCitationsField(answer),
-    rag: { mode: answer.mode, ...(answer.reranked === undefined ? {} : { reranked: answer.reranked }) },
+    rag: {
+      mode: answer.mode,
+      ...(answer.reranked === undefined ? {} : { reranked: answer.reranked }),
+      ...(answer.searchQuery === undefined ? {} : { search_query: answer.searchQuery }),
+    },
   };
 }
 
@@ -137,14 +149,14 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDepe
       data: [{ id: RAG_MODEL_ID, object: 'model', created: MODEL_CREATED, owned_by: 'rag-suite' }],
     }));
     v1.post('/v1/chat/completions', async (request, reply) => {
-      const { question, stream } = parseRequest(request.body);
+      const { question, earlier, stream } = parseRequest(request.body);
       const signal = abortOnClientClose(reply);
       await deps.storeGate?.ready(signal);
       const visibleGroups = visibleGroupsOf(request);
       const id = `chatcmpl-${randomUUID()}`;
       const created = Math.floor(Date.now() / 1000);
-      if (stream) return streamCompletion(reply, id, created, deps.answerer.stream(question, deps.defaultK, visibleGroups, signal));
-      return completionJson(id, created, await deps.answerer.answer(question, deps.defaultK, visibleGroups, signal));
+      if (stream) return streamCompletion(reply, id, created, deps.answerer.stream(question, deps.defaultK, visibleGroups, signal, earlier));
+      return completionJson(id, created, await deps.answerer.answer(question, deps.defaultK, visibleGroups, signal, earlier));
     });
   });
 }

@@ -2,7 +2,7 @@ import { errorCatalog, type ErrorCode } from '@rag/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeAny } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
-import { chatResponse, errorResponse, healthResponse, jsonRpcMessage, queryRequest, readyResponse, searchResponse } from '../api-schemas.ts';
+import { chatRequest, chatResponse, errorResponse, healthResponse, jsonRpcMessage, queryRequest, readyResponse, searchResponse } from '../api-schemas.ts';
 import { chatCompletion, chatCompletionChunk, chatCompletionRequest, modelList, openAiError } from '../openai-schemas.ts';
 
 /**
@@ -48,9 +48,9 @@ export function openApiDocument(): Record<string, unknown> {
       },
       '/chat': {
         post: {
-          summary: 'An answer with citations (JSON, or Server-Sent Events with "stream": true)',
+          summary: 'An answer with citations (JSON, or Server-Sent Events with "stream": true); follow-ups carry the earlier turns',
           security: keyed,
-          requestBody: { required: true, content: json(queryRequest) },
+          requestBody: { required: true, content: json(chatRequest) },
           responses: {
             200: { description: 'the answer', content: { ...json(chatResponse), ...sse('events citations, token…, done (the JSON answer) or error') } },
             ...dataErrors,

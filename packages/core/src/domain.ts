@@ -1,4 +1,5 @@
 /** The data that flows through both paths: ingestion writes IndexedChunks, retrieval reads SearchHits. */
+import type { DocumentMetadata } from './search-filter/document-metadata.ts';
 
 export interface SparseVector {
   indices: number[];
@@ -28,6 +29,8 @@ export interface IndexedChunk extends Chunk, DocumentVersion {
   ingestedAt: string;
   /** What situates the chunk in its document (CONTEXT_MODE), prepended to the embedded and BM25-encoded text, never shown; '' for none. */
   context?: string | undefined;
+  /** Its document's metadata, what search filters test (see search-filter/document-metadata.ts); absent: unknown. */
+  metadata?: DocumentMetadata | undefined;
 }
 
 /** What the store knows of one indexed document. */
@@ -44,6 +47,8 @@ export interface IndexedDocument extends DocumentVersion {
    * cut short leaves them: never equal to the listing's groups, so the next run rewrites them.
    */
   groups: readonly string[] | undefined;
+  /** The metadata its chunks carry; undefined when unknown (indexed before metadata) or when they disagree. */
+  metadata?: DocumentMetadata | undefined;
 }
 
 export interface SearchHit {

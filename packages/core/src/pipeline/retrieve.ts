@@ -4,6 +4,8 @@ import type { RrfParameters } from '../fusion/rrf.ts';
 import type { Reranker } from '../rerankers/reranker.ts';
 import { encodeQuery } from '../sparse/bm25-encoder.ts';
 import type { VectorStore } from '../stores/vector-store.ts';
+import { capPerSource } from '../search-filter/max-per-source.ts';
+import type { SearchControls, SearchFilter } from '../search-filter/search-controls.ts';
 import { timed, type Telemetry } from '../telemetry.ts';
 import { isQueryRecorded } from '../tracing/query-recording.ts';
 import { inSpan, inSyncSpan, modelCallSpan, SpanKind } from '../tracing/spans.ts';
@@ -43,6 +45,11 @@ export interface Retrieval {
 /** Qdrant needs each prefetch limit ≥ the query limit; 20 keeps fusion meaningful for small k. */
 const MIN_PREFETCH = 20;
 const DEFAULT_RERANK_PROBE_INTERVAL_MS = 5_000;
+/**
+ * With max_per_source, the store is asked for this many times k candidates, so that k remain once the cap drops
+ * the surplus of the best documents (a document's chunks tend to rank together).
+ */
+const DIVERSITY_CANDIDATES_PER_RESULT = 5;
 
 /** The query path up to the passages: embed ∥ sparse-encode → hybrid search (RRF) → rerank → top k. */
 export class Retriever {
@@ -58,8 +65,8 @@ export class Retriever {
     return this.options.reranker !== undefined;
   }
 
-  async search(query: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal): Promise<SearchHit[]> {
-    return (await this.retrieve(query, k, visibleGroups, signal)).hits;
+  async search(query: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, controls: SearchControls = {}): Promise<SearchHit[]> {
+    return (await this.retrieve(query, k, visibleGroups, signal, controls)).hits;
   }
 
   /**
@@ -67,15 +74,16 @@ export class Retriever {
    * (PUBLIC_ONLY for a caller without groups). The store filters while it ranks, so k visible passages
    * come back whenever that many match.
    */
-  async retrieve(query: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal): Promise<Retrieval> {
+  async retrieve(query: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, controls: SearchControls = {}): Promise<Retrieval> {
     const attributes = { 'gen_ai.operation.name': 'retrieval', 'rag.top_k': k, ...(isQueryRecorded() ? { 'rag.query.text': query } : {}) };
     return inSpan('retrieval', { attributes }, async (span) => {
       const { reranker, telemetry } = this.options;
       const [dense, sparse] = await Promise.all([this.embedQuery(query, signal), this.encodeSparse(query)]);
-      const limit = reranker ? Math.max(this.options.rerankCandidates, k) : k;
-      const candidates = await this.searchStore(dense, sparse, limit, visibleGroups, signal);
+      const limit = Math.max(reranker ? this.options.rerankCandidates : k, k, controls.maxPerSource ? k * DIVERSITY_CANDIDATES_PER_RESULT : 0);
+      const candidates = await this.searchStore(dense, sparse, limit, visibleGroups, signal, controls.filter);
       const reranked = reranker && candidates.length > k ? await this.rerankOrFallBack(query, candidates, signal) : undefined;
-      const top = (reranked ?? candidates).slice(0, k);
+      // The cap applies to the final order (fused or reranked), so each source keeps its best passages.
+      const top = capPerSource(reranked ?? candidates, controls.maxPerSource).slice(0, k);
       if (top[0]) telemetry.recordTopScore(top[0].score);
       const retrieval = { hits: top, reranked: reranker ? reranked !== undefined : undefined };
       span.setAttributes({ 'rag.hits': top.length, ...(retrieval.reranked === undefined ? {} : { 'rag.reranked': retrieval.reranked }) });
@@ -87,7 +95,7 @@ export class Retriever {
    * One store call: Qdrant fuses the dense and sparse legs server-side (RRF over two prefetches), LanceDB in
    * process; the span names the fusion with its constant and counts the fused candidates.
    */
-  private searchStore(dense: number[] | undefined, sparse: SparseVector, limit: number, visibleGroups: readonly string[], signal?: AbortSignal): Promise<SearchHit[]> {
+  private searchStore(dense: number[] | undefined, sparse: SparseVector, limit: number, visibleGroups: readonly string[], signal?: AbortSignal, filter?: SearchFilter): Promise<SearchHit[]> {
     const { store, telemetry, fusion } = this.options;
     const prefetchLimit = Math.max(limit, MIN_PREFETCH);
     const attributes = {
@@ -101,7 +109,7 @@ export class Retriever {
     };
     return inSpan(`query ${store.name}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
       const candidates = await timed(
-        () => store.search({ dense, sparse, limit, prefetchLimit, visibleGroups, fusion }, signal),
+        () => store.search({ dense, sparse, limit, prefetchLimit, visibleGroups, fusion, filter }, signal),
         (seconds) => telemetry.recordStage('search', seconds),
       );
       span.setAttribute('rag.search.candidates', candidates.length);

@@ -1,3 +1,5 @@
+import type { DocumentMetadata } from '../search-filter/document-metadata.ts';
+
 /** One document as a source lists it, before it is read. */
 export interface SourceDocument {
   /** Stable identifier used as the chunk source: a relative path for a folder, gs://bucket/name for GCS. */
@@ -22,6 +24,11 @@ export interface SourceDocument {
    * a renamed or deleted access file must not publish it.
    */
   accessFileMissing?: boolean | undefined;
+  /**
+   * What search filters see of it (type, size, modified time, custom fields), known from the listing: a change
+   * of it alone rewrites the payload of its chunks without reading the document. Absent: the source gives none.
+   */
+  metadata?: DocumentMetadata | undefined;
   read(signal?: AbortSignal): Promise<Buffer>;
 }
 

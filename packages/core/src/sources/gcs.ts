@@ -1,6 +1,7 @@
 import { Storage, type File, type GetFilesOptions } from '@google-cloud/storage';
 import { parseGroupList } from '../access/groups.ts';
 import { RagError } from '../errors.ts';
+import { epochSecondsOf, fileTypeOf } from '../search-filter/document-metadata.ts';
 import type { DocumentSource, SourceDocument } from './document-source.ts';
 
 export interface GcsSourceOptions {
@@ -58,6 +59,7 @@ export class GcsSource implements DocumentSource {
       sourceVersion: md5Hash ? `md5:${md5Hash}` : `generation:${String(generation)}`,
       size: file.metadata.size === undefined ? undefined : Number(file.metadata.size),
       groups: parseGroupList(typeof groups === 'string' ? groups : undefined),
+      metadata: { type: fileTypeOf(file.name), size: file.metadata.size === undefined ? undefined : Number(file.metadata.size), modifiedAt: epochSecondsOf(file.metadata.updated), meta: customFields(metadata) },
       read: async () => {
         try {
           const [bytes] = await file.download();
@@ -74,6 +76,11 @@ export class GcsSource implements DocumentSource {
 export function parseGcsUri(uri: string): { bucket: string; prefix: string } | undefined {
   const match = /^gs:\/\/([^/]+)\/?(.*)$/.exec(uri);
   return match?.[1] ? { bucket: match[1], prefix: match[2] ?? '' } : undefined;
+}
+
+/** An object's custom metadata as search fields: every string key but `rag-groups` (access, not a filter). */
+function customFields(metadata: Record<string, unknown> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(metadata ?? {}).filter(([key, value]) => key !== GROUPS_METADATA_KEY && typeof value === 'string') as Array<[string, string]>);
 }
 
 function reasonOf(error: unknown): string {

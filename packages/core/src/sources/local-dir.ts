@@ -2,6 +2,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { ACCESS_FILE, AccessRules, isIgnoredAccessFile } from '../access/access-rules.ts';
 import { RagError } from '../errors.ts';
+import { fileTypeOf, epochSecondsOf } from '../search-filter/document-metadata.ts';
+import { METADATA_FILE, MetadataRules } from '../search-filter/metadata-rules.ts';
 import type { DocumentSource, SkippedEntry, SourceDocument } from './document-source.ts';
 
 const STATS_AT_ONCE = 64;
@@ -42,6 +44,7 @@ export class LocalDirectorySource implements DocumentSource {
     this.skipped = [];
     // Read before any document is listed: an unreadable access file must stop the run, not make documents public.
     const access = await AccessRules.load(this.root);
+    const metadataRules = await MetadataRules.load(this.root);
     const accessFile = join(this.root, ACCESS_FILE);
     const walks = await Promise.all([this.walk(this.root, { rootOnly: true }), ...this.include.map((path) => this.walkPath(path))]).catch((error: unknown) => {
       throw new RagError('RAG_SOURCE_UNAVAILABLE', `Cannot read ${this.description}.`, { cause: error });
@@ -49,11 +52,11 @@ export class LocalDirectorySource implements DocumentSource {
     const ignored = [...new Set(walks.flatMap((walk) => walk.ignoredAccessFiles))].sort();
     if (ignored.length > 0) throw ignoredAccessFiles(ignored.map((path) => this.uriOf(path)));
     // Overlapping include paths (docs and docs/api.md) list a file once.
-    const files = [...new Set(walks.slice(1).flatMap((walk) => walk.files))].sort().filter((path) => path !== accessFile);
+    const files = [...new Set(walks.slice(1).flatMap((walk) => walk.files))].sort().filter((path) => path !== accessFile && path !== join(this.root, METADATA_FILE));
     this.skipped = uniqueByUri(walks.slice(1).flatMap((walk) => walk.skipped));
     // Stats in small parallel batches: one at a time, a no-op run over 10k files spent most of its time waiting on them.
     for (let start = 0; start < files.length; start += STATS_AT_ONCE) {
-      yield* await Promise.all(files.slice(start, start + STATS_AT_ONCE).map((path) => this.document(path, access)));
+      yield* await Promise.all(files.slice(start, start + STATS_AT_ONCE).map((path) => this.document(path, access, metadataRules)));
     }
   }
 
@@ -61,7 +64,7 @@ export class LocalDirectorySource implements DocumentSource {
     return (await stat(path)).isDirectory() ? this.walk(path) : { files: [path], skipped: [], ignoredAccessFiles: [] };
   }
 
-  private async document(path: string, access: AccessRules): Promise<SourceDocument> {
+  private async document(path: string, access: AccessRules, metadataRules: MetadataRules): Promise<SourceDocument> {
     const info = await stat(path);
     const uri = this.uriOf(path);
     return {
@@ -70,6 +73,7 @@ export class LocalDirectorySource implements DocumentSource {
       size: info.size,
       groups: access.groupsOf(uri),
       accessFileMissing: !access.present,
+      metadata: { type: fileTypeOf(uri), size: info.size, modifiedAt: epochSecondsOf(info.mtime), meta: metadataRules.fieldsOf(uri) },
       read: () => readFile(path),
     };
   }

@@ -126,6 +126,17 @@ export class ChunkPayloads {
     this.rowOf.delete(id);
   }
 
+  /** The chunk's source without decoding anything: what a search filter's test of every scored chunk needs. */
+  sourceOf(id: string): string | undefined {
+    const row = this.rowOf.get(id);
+    return row === undefined ? undefined : this.sources.value(this.sourceOfRow[row]!);
+  }
+
+  /** Every source a chunk was ever held for (a search filter resolves against them). */
+  allSources(): string[] {
+    return this.sources.all();
+  }
+
   idsOfSource(source: string): string[] {
     const wanted = this.sources.find(source);
     if (wanted === undefined) return [];

@@ -1,5 +1,6 @@
 import { sameGroups } from '../access/groups.ts';
 import type { DocumentVersion, IndexedDocument } from '../domain.ts';
+import { sameMetadata, type DocumentMetadata } from '../search-filter/document-metadata.ts';
 
 /** Marks a document whose chunks disagree on the version (an interrupted sync): never equal to a real hash. */
 const MIXED_VERSIONS = '';
@@ -16,11 +17,12 @@ export function addChunkToDocuments(
   chunk: { id: string; index: number | undefined },
   version: DocumentVersion,
   groups: readonly string[],
+  metadata?: DocumentMetadata,
 ): void {
   const document = documents.get(source);
   if (!document) {
     const chunkIndexes = chunk.index === undefined ? {} : { chunkIndexes: [chunk.index] };
-    documents.set(source, { source, contentHash: version.contentHash, sourceVersion: version.sourceVersion, chunkIds: [chunk.id], ...chunkIndexes, groups });
+    documents.set(source, { source, contentHash: version.contentHash, sourceVersion: version.sourceVersion, chunkIds: [chunk.id], ...chunkIndexes, groups, metadata });
     return;
   }
   document.chunkIds.push(chunk.id);
@@ -32,4 +34,5 @@ export function addChunkToDocuments(
     document.sourceVersion = undefined;
   }
   if (!sameGroups(document.groups, groups)) document.groups = undefined;
+  if (!sameMetadata(document.metadata, metadata)) document.metadata = undefined;
 }

@@ -1,7 +1,7 @@
 import type { Table } from '@lancedb/lancedb';
 import type { PinnedTable } from './lancedb-pinned-table.ts';
 import type { LanceDbSearchView } from './lancedb-search-view.ts';
-import { visibilityWhere } from './lancedb-sql.ts';
+import { sqlString, visibilityWhere } from './lancedb-sql.ts';
 
 export interface DenseLegQuery {
   vector: number[];
@@ -9,6 +9,8 @@ export interface DenseLegQuery {
   visibleGroups: readonly string[];
   /** False for a table older than access groups opened by a dry run: every row is then public. */
   hasGroupsColumn: boolean;
+  /** A search filter's matching sources (LanceDbSearchView.matchingSources); absent: every source. */
+  sources?: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -27,13 +29,20 @@ export async function denseLeg(view: LanceDbSearchView, pinned: PinnedTable, liv
     .then((table) => rankByCosine(table, query))
     .catch(() => rankByCosine(liveTable, query));
   const callerGroups = new Set(query.visibleGroups);
-  return ids.filter((id) => view.isVisible(id, callerGroups));
+  const { sources } = query;
+  return ids.filter((id) => view.isVisible(id, callerGroups) && (!sources || sources.has(view.sourceOf(id) ?? '')));
 }
 
 /** LanceDB filters before the vector search by default (prefilter), so `limit` visible rows come back. */
-async function rankByCosine(table: Table, { vector, limit, visibleGroups, hasGroupsColumn }: DenseLegQuery): Promise<string[]> {
+async function rankByCosine(table: Table, { vector, limit, visibleGroups, hasGroupsColumn, sources }: DenseLegQuery): Promise<string[]> {
   let search = table.vectorSearch(vector).column('dense').distanceType('cosine');
-  if (hasGroupsColumn) search = search.where(visibilityWhere(visibleGroups));
+  const conditions = [...(hasGroupsColumn ? [visibilityWhere(visibleGroups)] : []), ...(sources ? [sourcesWhere(sources)] : [])];
+  if (conditions.length > 0) search = search.where(conditions.map((condition) => `(${condition})`).join(' AND '));
   const rows = await search.select(['id']).limit(limit).toArray();
   return rows.map((row: { id: string }) => row.id);
+}
+
+/** A search filter resolved to its documents: the filter's fields are all per document (see matchingSources). */
+function sourcesWhere(sources: ReadonlySet<string>): string {
+  return sources.size === 0 ? 'false' : `source IN (${[...sources].map(sqlString).join(', ')})`;
 }

@@ -6,7 +6,10 @@ import { SparseIndex, type SparseIndexSections, type SparseMatch } from '../spar
 import { RaggedArray } from '../ragged-array.ts';
 import { columnOf, StringListColumn, VariableWidthColumn } from './arrow-columns.ts';
 import { ChunkPayloads, type ChunkPayload, type ChunkPayloadSections } from './chunk-payloads.ts';
-import { GROUPS_COLUMN } from './lancedb-schema.ts';
+import { GROUPS_COLUMN, METADATA_COLUMN } from './lancedb-schema.ts';
+import { metadataFromKey, metadataKey, type DocumentMetadata } from '../search-filter/document-metadata.ts';
+import { documentMatcher } from '../search-filter/filter-match.ts';
+import { isEmptyFilter, type SearchFilter } from '../search-filter/search-controls.ts';
 import { readSectionsFile, readSectionsMeta, writeSectionsFile } from './sections-file.ts';
 import type { TableSnapshot } from './table-identity.ts';
 
@@ -19,6 +22,8 @@ interface SavedViewMeta {
   chunks: number;
   sources: string[];
   groupLists: string[][];
+  /** Each source's metadata (metadataKey JSON); absent in a view of a table without metadata. */
+  metadata?: Array<[string, string]> | undefined;
 }
 
 type ChunkPayloadArrays = Omit<ChunkPayloadSections, 'sources' | 'groupLists'>;
@@ -26,7 +31,7 @@ const SPARSE_SECTIONS = ['terms', 'listStarts', 'slots', 'weights', 'slotTerms',
 const PAYLOAD_SECTIONS = ['texts', 'textStarts', 'headingPaths', 'headingPathStarts', 'chunkIndexes', 'sourceNumbers', 'groupsNumbers'] as const;
 
 /** Bumped whenever the saved layout changes: an older file is then ignored and rewritten by the next ingest. */
-const SAVED_VIEW_FORMAT = 1;
+const SAVED_VIEW_FORMAT = 2;
 
 const VIEW_COLUMNS = ['id', 'source', 'heading_path', 'chunk_index', 'text', 'sparse_indices', 'sparse_values'];
 
@@ -42,6 +47,9 @@ const VIEW_COLUMNS = ['id', 'source', 'heading_path', 'chunk_index', 'text', 'sp
  * seconds at 100k chunks, and the scan's buffers leave the process's resident memory higher.
  */
 export class LanceDbSearchView {
+  /** Each document's metadata (what search filters test); a source without any is unknown. */
+  private readonly metadataBySource = new Map<string, DocumentMetadata>();
+
   private constructor(
     readonly tableId: string | undefined,
     public version: number,
@@ -62,7 +70,9 @@ export class LanceDbSearchView {
     const ids = Array.from({ length: meta.chunks }, (_, row) => decoder.decode(idBytes.at(row)));
     const sparseIndex = SparseIndex.fromSections({ ids, ...sectionsOf<Omit<SparseIndexSections, 'ids'>>(SPARSE_SECTIONS) });
     const payloads = ChunkPayloads.fromSections(ids, { ...sectionsOf<ChunkPayloadArrays>(PAYLOAD_SECTIONS), sources: meta.sources, groupLists: meta.groupLists });
-    return new LanceDbSearchView(tableId, version, sparseIndex, payloads);
+    const view = new LanceDbSearchView(tableId, version, sparseIndex, payloads);
+    for (const [source, key] of meta.metadata ?? []) view.setMetadata(source, metadataFromKey(key));
+    return view;
   }
 
   /** Whether the view saved at `path` is of this table and version, without reading the rest of it. */
@@ -83,17 +93,18 @@ export class LanceDbSearchView {
     const idBytes = new RaggedArray<Uint8Array<ArrayBufferLike>>(Uint8Array);
     for (const id of ids) idBytes.push(encoder.encode(id));
     const { values, starts } = idBytes.sections();
-    const meta: SavedViewMeta = { format: SAVED_VIEW_FORMAT, tableVersion: this.version, tableId: this.tableId, chunks: ids.length, sources, groupLists };
+    const meta: SavedViewMeta = { format: SAVED_VIEW_FORMAT, tableVersion: this.version, tableId: this.tableId, chunks: ids.length, sources, groupLists, metadata: [...this.metadataBySource].map(([source, metadata]) => [source, metadataKey(metadata)]) };
     await writeSectionsFile(path, meta, { ids: values, idStarts: starts, ...sparse, ...payloadArrays });
   }
 
   /** Builds the view from the table's columns, batch by batch. */
-  static async scan(table: Table, { tableId, version }: TableSnapshot, hasGroupsColumn: boolean): Promise<LanceDbSearchView> {
+  static async scan(table: Table, { tableId, version }: TableSnapshot, hasGroupsColumn: boolean, hasMetadataColumn = false): Promise<LanceDbSearchView> {
     const view = new LanceDbSearchView(tableId, version);
-    const columns = hasGroupsColumn ? [...VIEW_COLUMNS, GROUPS_COLUMN] : VIEW_COLUMNS;
+    const columns = [...VIEW_COLUMNS, ...(hasGroupsColumn ? [GROUPS_COLUMN] : []), ...(hasMetadataColumn ? [METADATA_COLUMN] : [])];
     for await (const batch of table.query().select(columns)) {
       const [ids, sources, chunkIndexes] = ['id', 'source', 'chunk_index'].map((name) => columnOf(batch, name));
       const groups = hasGroupsColumn ? new StringListColumn(batch, GROUPS_COLUMN) : undefined;
+      const metadata = hasMetadataColumn ? columnOf(batch, METADATA_COLUMN) : undefined;
       const headingPaths = new VariableWidthColumn<Uint8Array>(batch, 'heading_path');
       const texts = new VariableWidthColumn<Uint8Array>(batch, 'text');
       const sparseIndices = new VariableWidthColumn<Uint32Array>(batch, 'sparse_indices');
@@ -108,6 +119,8 @@ export class LanceDbSearchView {
           text: texts.row(row),
           groups: normalizeGroups(groups?.row(row) ?? []),
         });
+        const documentMetadata = metadataFromKey(metadata?.get(row) as string | null | undefined);
+        if (documentMetadata) view.metadataBySource.set(sources!.get(row) as string, documentMetadata);
       }
     }
     return view;
@@ -123,10 +136,26 @@ export class LanceDbSearchView {
    * The `limit` best sparse matches the caller may read. Hidden chunks are skipped while scoring, not
    * after: the IDF stays the whole collection's, as Qdrant's does under a filter.
    */
-  sparseSearch(sparse: SparseVector, limit: number, visibleGroups: readonly string[]): SparseMatch[] {
-    if (this.payloads.everyChunkPublic) return this.sparseIndex.search(sparse, limit);
+  sparseSearch(sparse: SparseVector, limit: number, visibleGroups: readonly string[], sources?: ReadonlySet<string>): SparseMatch[] {
+    const inSources = sources && ((id: string) => sources.has(this.payloads.sourceOf(id) ?? ''));
+    if (this.payloads.everyChunkPublic) return this.sparseIndex.search(sparse, limit, inSources);
     const callerGroups = new Set(visibleGroups);
-    return this.sparseIndex.search(sparse, limit, (id) => isVisibleTo(this.payloads.groupsOf(id) ?? [], callerGroups));
+    return this.sparseIndex.search(sparse, limit, (id) => isVisibleTo(this.payloads.groupsOf(id) ?? [], callerGroups) && (!inSources || inSources(id)));
+  }
+
+  /**
+   * The sources a search filter lets through, every filter field being per document; undefined for no filter.
+   * Both legs then rank within them, so `limit` is filled with matching chunks.
+   */
+  matchingSources(filter: SearchFilter | undefined): Set<string> | undefined {
+    if (!filter || isEmptyFilter(filter)) return undefined;
+    const matches = documentMatcher(filter);
+    return new Set(this.payloads.allSources().filter((source) => matches(source, this.metadataBySource.get(source))));
+  }
+
+  /** The chunk's source (a ranked id of the dense leg is checked against the filter's sources with it). */
+  sourceOf(id: string): string | undefined {
+    return this.payloads.sourceOf(id);
   }
 
   /** Whether the view holds the chunk and `callerGroups` may read it; nothing is decoded. */
@@ -153,6 +182,7 @@ export class LanceDbSearchView {
     this.sparseIndex.upsert(chunk.id, chunk.sparse);
     const { source, headingPath, chunkIndex, text, groups } = chunk;
     this.payloads.set(chunk.id, { source, headingPath, chunkIndex, text, groups });
+    this.setMetadata(source, chunk.metadata);
   }
 
   forget(id: string): void {
@@ -162,6 +192,12 @@ export class LanceDbSearchView {
 
   forgetSource(source: string): void {
     for (const id of this.payloads.idsOfSource(source)) this.forget(id);
+    this.metadataBySource.delete(source);
+  }
+
+  setMetadata(source: string, metadata: DocumentMetadata | undefined): void {
+    if (metadata) this.metadataBySource.set(source, metadata);
+    else this.metadataBySource.delete(source);
   }
 
   setGroups(source: string, groups: readonly string[]): void {

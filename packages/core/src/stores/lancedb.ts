@@ -10,7 +10,8 @@ import { untilAborted } from '../until-aborted.ts';
 import { fuseHybrid } from '../fusion/rrf.ts';
 import { columnOf, StringListColumn } from './arrow-columns.ts';
 import { assertSameContext, UNRECORDED_NON_EMPTY } from './context-lock.ts';
-import { chunkTableSchema, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, GROUPS_COLUMN, GROUPS_COLUMN_SQL, toChunkRow } from './lancedb-schema.ts';
+import { chunkTableSchema, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, GROUPS_COLUMN, GROUPS_COLUMN_SQL, METADATA_COLUMN, METADATA_COLUMN_SQL, toChunkRow } from './lancedb-schema.ts';
+import { metadataFromKey, metadataKey, type DocumentMetadata } from '../search-filter/document-metadata.ts';
 import { addChunkToDocuments } from './indexed-documents.ts';
 import { denseLeg } from './lancedb-dense-leg.ts';
 import { PinnedTable } from './lancedb-pinned-table.ts';
@@ -55,6 +56,8 @@ export class LanceDbStore implements VectorStore {
   private readonly tableIds: RecordedTableId;
   /** False only for a table older than access groups opened by a dry run, which must not add the column. */
   private hasGroupsColumn = true;
+  /** False only for a table older than search metadata opened by a dry run: every row's metadata is then unknown. */
+  private hasMetadataColumn = true;
 
   readonly bm25Language: Bm25Language;
 
@@ -94,6 +97,9 @@ export class LanceDbStore implements VectorStore {
     if (create && fromFile && !fromFile.tableId) await this.record({ ...fromFile, tableId: randomUUID() });
     await this.addGroupsColumnIfMissing(this.table, create);
     await this.addColumnIfMissing(this.table, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, create);
+    // An older table gets the column, null (unknown) on every row: the next sync fills it without re-embedding.
+    await this.addColumnIfMissing(this.table, METADATA_COLUMN, METADATA_COLUMN_SQL, create);
+    this.hasMetadataColumn = (await this.table.schema()).fields.some((field) => field.name === METADATA_COLUMN);
     if (options.context) await this.checkContext(this.table, options.context, lock, create);
   }
 
@@ -133,19 +139,28 @@ export class LanceDbStore implements VectorStore {
     );
   }
 
+  /** One LanceDB update of the document's rows' metadata column; the vectors are not touched. */
+  async setMetadata(source: string, metadata: DocumentMetadata): Promise<void> {
+    await this.afterOwnWrite(
+      (table) => table.update({ where: `source = ${sqlString(source)}`, valuesSql: { [METADATA_COLUMN]: sqlString(metadataKey(metadata)) } }),
+      (view) => view.setMetadata(source, metadata),
+    );
+  }
+
   /** Streams the version columns only, batch by batch: never the texts or the vectors. */
   async listDocuments(): Promise<IndexedDocument[]> {
     if (!this.table) return [];
     const documents = new Map<string, IndexedDocument>();
-    const columns = this.hasGroupsColumn ? [...VERSION_COLUMNS, GROUPS_COLUMN] : VERSION_COLUMNS;
+    const columns = [...VERSION_COLUMNS, ...(this.hasGroupsColumn ? [GROUPS_COLUMN] : []), ...(this.hasMetadataColumn ? [METADATA_COLUMN] : [])];
     for await (const batch of this.table.query().select(columns)) {
+      const metadata = this.hasMetadataColumn ? columnOf(batch, METADATA_COLUMN) : undefined;
       const [ids, sources, chunkIndexes, contentHashes, sourceVersions] = VERSION_COLUMNS.map((name) => columnOf(batch, name));
       const groups = this.hasGroupsColumn ? new StringListColumn(batch, GROUPS_COLUMN) : undefined;
       for (let row = 0; row < batch.numRows; row++) {
         const version = { contentHash: contentHashes!.get(row) as string, sourceVersion: (sourceVersions!.get(row) as string | null) ?? undefined };
         const chunkGroups = normalizeGroups(groups?.row(row) ?? []);
         const chunk = { id: ids!.get(row) as string, index: chunkIndexes!.get(row) as number };
-        addChunkToDocuments(documents, sources!.get(row) as string, chunk, version, chunkGroups);
+        addChunkToDocuments(documents, sources!.get(row) as string, chunk, version, chunkGroups, metadataFromKey(metadata?.get(row) as string | null | undefined));
       }
     }
     return [...documents.values()];
@@ -155,12 +170,13 @@ export class LanceDbStore implements VectorStore {
     if (!this.table) return [];
     const view = await this.searchView();
     const candidates = Math.max(query.prefetchLimit, query.limit);
-    const sparseRanking = view.sparseSearch(query.sparse, candidates, query.visibleGroups);
+    const sources = view.matchingSources(query.filter);
+    const sparseRanking = view.sparseSearch(query.sparse, candidates, query.visibleGroups, sources);
     if (!query.dense || this.recorded?.model == null) {
       // Like a sparse-only Qdrant query: the score is the IDF-weighted BM25 score itself.
       return sparseRanking.slice(0, query.limit).map(({ id, score }) => view.toHit(id, score));
     }
-    const denseQuery = { vector: query.dense, limit: candidates, visibleGroups: query.visibleGroups, hasGroupsColumn: this.hasGroupsColumn };
+    const denseQuery = { vector: query.dense, limit: candidates, visibleGroups: query.visibleGroups, hasGroupsColumn: this.hasGroupsColumn, sources };
     const denseIds = await denseLeg(view, this.pinned, this.requireTable(), denseQuery);
     const fused = fuseHybrid(denseIds, sparseRanking.map(({ id }) => id), query.fusion);
     return fused.slice(0, query.limit).map(({ id, score }) => view.toHit(id, score));
@@ -187,7 +203,7 @@ export class LanceDbStore implements VectorStore {
     const snapshot = { tableId: this.recorded?.tableId, version: await table.version() };
     if (await LanceDbSearchView.isSaved(this.viewFile, snapshot)) return undefined;
     const held = this.view && isSameTable(this.view.snapshot, snapshot) && this.view.version === snapshot.version ? this.view : undefined;
-    const view = held ?? (await LanceDbSearchView.scan(table, snapshot, this.hasGroupsColumn));
+    const view = held ?? (await LanceDbSearchView.scan(table, snapshot, this.hasGroupsColumn, this.hasMetadataColumn));
     await view.saveTo(this.viewFile);
     return `search view saved for table version ${snapshot.version}`;
   }
@@ -296,7 +312,7 @@ export class LanceDbStore implements VectorStore {
     const saved = await LanceDbSearchView.readSaved(this.viewFile, snapshot);
     if (saved) return saved;
     const pinned = await this.pinned.at(snapshot).catch(() => table);
-    const scanned = await LanceDbSearchView.scan(pinned, snapshot, this.hasGroupsColumn);
+    const scanned = await LanceDbSearchView.scan(pinned, snapshot, this.hasGroupsColumn, this.hasMetadataColumn);
     scanned.trimToSize();
     return scanned;
   }

@@ -1,6 +1,8 @@
 import type { Chunk, ContextLock, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit, SparseVector } from '../domain.ts';
 import type { RrfParameters } from '../fusion/rrf.ts';
 import type { Bm25Language } from '../sparse/languages/bm25-languages.ts';
+import type { DocumentMetadata } from '../search-filter/document-metadata.ts';
+import type { SearchFilter } from '../search-filter/search-controls.ts';
 
 export interface HybridQuery {
   /** Absent when no embedder is configured: the search is then sparse only. */
@@ -17,6 +19,11 @@ export interface HybridQuery {
   visibleGroups: readonly string[];
   /** How the dense and sparse legs are fused (RRF_K, FUSION_WEIGHTS); absent: Qdrant's plain RRF (k = 2, weights 1). */
   fusion?: RrfParameters | undefined;
+  /**
+   * Search filters (source glob, type, modified time, custom fields): applied inside each leg's search alongside
+   * `visibleGroups`, so `limit` is filled with matching chunks. Absent: no restriction.
+   */
+  filter?: SearchFilter | undefined;
 }
 
 export interface OpenOptions {
@@ -48,6 +55,8 @@ export interface VectorStore {
   deleteBySource(source: string): Promise<void>;
   /** Rewrites the access groups of every chunk of a document, leaving its text and vectors as they are. */
   setGroups(source: string, groups: readonly string[]): Promise<void>;
+  /** Rewrites the metadata of every chunk of a document (what filters test), leaving its text and vectors as they are. */
+  setMetadata?(source: string, metadata: DocumentMetadata): Promise<void>;
   /** Every indexed document with its version and chunk ids, for incremental sync. */
   listDocuments(): Promise<IndexedDocument[]>;
   search(query: HybridQuery, signal?: AbortSignal): Promise<SearchHit[]>;

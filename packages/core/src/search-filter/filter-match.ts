@@ -1,0 +1,27 @@
+import picomatch from 'picomatch';
+import type { DocumentMetadata } from './document-metadata.ts';
+import type { SearchFilter } from './search-controls.ts';
+
+/**
+ * The filter as a test of one document (the embedded store's; Qdrant gets the same conditions as a payload
+ * filter, see qdrant-filter.ts). A field the document lacks never matches a condition on it.
+ */
+export function documentMatcher(filter: SearchFilter): (source: string, metadata: DocumentMetadata | undefined) => boolean {
+  const sourceMatches = sourceGlobMatcher(filter.source);
+  return (source, metadata) => {
+    if (sourceMatches && !sourceMatches(source)) return false;
+    if (filter.types && !(metadata && filter.types.includes(metadata.type))) return false;
+    if (filter.modifiedAfter !== undefined && !(metadata?.modifiedAt !== undefined && metadata.modifiedAt >= filter.modifiedAfter)) return false;
+    if (filter.modifiedBefore !== undefined && !(metadata?.modifiedAt !== undefined && metadata.modifiedAt < filter.modifiedBefore)) return false;
+    for (const [key, values] of Object.entries(filter.meta ?? {})) {
+      const value = metadata?.meta[key];
+      if (value === undefined || !values.includes(value)) return false;
+    }
+    return true;
+  };
+}
+
+/** `source` globs are picomatch's, with dotfiles matched (as access rules are): `docs/**` covers docs/.x/y.md. */
+export function sourceGlobMatcher(glob: string | undefined): ((source: string) => boolean) | undefined {
+  return glob === undefined ? undefined : picomatch(glob, { dot: true });
+}

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { RagError } from '../errors.ts';
+
+/**
+ * The search controls every interface takes (/search, /chat, /v1/chat/completions, the MCP tools):
+ *
+ * ```json
+ * "filter": {"source": "docs/operator-manual/**", "type": ["md", "pdf"], "modified_after": "2026-01-01T00:00:00Z",
+ *            "modified_before": "2026-06-01T00:00:00Z", "meta": {"team": "platform", "tier": ["gold", "silver"]}},
+ * "max_per_source": 2
+ * ```
+ *
+ * Every field is optional and they AND; a list matches any of its values. `source` is a glob over the
+ * source path (picomatch, `**` crosses folders). Dates are RFC 3339; after is inclusive, before exclusive.
+ */
+const oneOrMany = z.union([z.string().min(1).max(200), z.array(z.string().min(1).max(200)).min(1).max(50)]);
+const dateTime = z.string().datetime({ offset: true });
+
+export const searchFilterSchema = z
+  .object({
+    source: z.string().min(1).max(500).optional().describe('glob over the source path, e.g. "docs/operator-manual/**"'),
+    type: oneOrMany.optional().describe('file type(s): the extension without the dot, e.g. ["md", "pdf"]'),
+    modified_after: dateTime.optional().describe('RFC 3339: documents modified at or after this time'),
+    modified_before: dateTime.optional().describe('RFC 3339: documents modified before this time'),
+    meta: z
+      .record(z.string().min(1).max(100), oneOrMany)
+      .refine((meta) => Object.keys(meta).length <= 20, 'at most 20 keys')
+      .optional()
+      .describe('custom fields (.rag-metadata.yaml, GCS custom metadata): key → value or any of values'),
+  })
+  .strict();
+
+export const maxPerSourceSchema = z.number().int().min(1).max(50).describe('at most this many results from one source (1: every result from a different document)');
+
+export type SearchFilterInput = z.infer<typeof searchFilterSchema>;
+
+/** The parsed filter: lists everywhere, times as epoch seconds. */
+export interface SearchFilter {
+  source?: string | undefined;
+  types?: readonly string[] | undefined;
+  modifiedAfter?: number | undefined;
+  modifiedBefore?: number | undefined;
+  meta?: Readonly<Record<string, readonly string[]>> | undefined;
+}
+
+export interface SearchControls {
+  filter?: SearchFilter | undefined;
+  maxPerSource?: number | undefined;
+}
+
+/**
+ * The controls of a request body's `filter` and `max_per_source`; a malformed one is a 400 naming the field
+ * (RAG_INVALID_FILTER, RAG_INVALID_MAX_PER_SOURCE).
+ */
+export function parseSearchControls(fields: Record<string, unknown>): SearchControls {
+  const controls: SearchControls = {};
+  if (fields['filter'] !== undefined && fields['filter'] !== null) {
+    const parsed = searchFilterSchema.safeParse(fields['filter']);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const unknownKeys = issue.code === 'unrecognized_keys' ? ` (unknown: ${issue.keys.join(', ')})` : '';
+      throw new RagError('RAG_INVALID_FILTER', `"filter${issue.path.map((part) => `.${part}`).join('')}": ${issue.message}${unknownKeys}.`);
+    }
+    controls.filter = toSearchFilter(parsed.data);
+  }
+  if (fields['max_per_source'] !== undefined && fields['max_per_source'] !== null) {
+    const parsed = maxPerSourceSchema.safeParse(fields['max_per_source']);
+    if (!parsed.success) throw new RagError('RAG_INVALID_MAX_PER_SOURCE');
+    controls.maxPerSource = parsed.data;
+  }
+  return controls;
+}
+
+export function toSearchFilter(input: SearchFilterInput): SearchFilter {
+  const list = (value: string | string[] | undefined) => (value === undefined ? undefined : typeof value === 'string' ? [value] : value);
+  const seconds = (time: string | undefined) => (time === undefined ? undefined : Math.floor(Date.parse(time) / 1000));
+  return {
+    source: input.source,
+    types: list(input.type)?.map((type) => type.replace(/^\./, '').toLowerCase()),
+    modifiedAfter: seconds(input.modified_after),
+    modifiedBefore: seconds(input.modified_before),
+    meta: input.meta && Object.fromEntries(Object.entries(input.meta).map(([key, value]) => [key, list(value)!])),
+  };
+}
+
+/** Whether the filter restricts anything at all. */
+export function isEmptyFilter(filter: SearchFilter | undefined): boolean {
+  return (
+    !filter ||
+    (filter.source === undefined && filter.types === undefined && filter.modifiedAfter === undefined && filter.modifiedBefore === undefined && (filter.meta === undefined || Object.keys(filter.meta).length === 0))
+  );
+}

@@ -8,6 +8,16 @@ export const errorCatalog = {
   RAG_UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the request body as application/json.' },
   RAG_INVALID_QUERY: { status: 400, message: '"query" must be a non-empty string of at most 2000 characters.' },
   RAG_INVALID_K: { status: 400, message: '"k" must be an integer between 1 and 50.' },
+  RAG_INVALID_FILTER: {
+    status: 400,
+    message:
+      '"filter" does not have the expected shape: {"source": "<glob>", "type": ["md", ...], "modified_after": "<RFC 3339>", "modified_before": "<RFC 3339>", "meta": {"<key>": "<value>" | ["<value>", ...]}}, every field optional; the message names the field at fault.',
+  },
+  RAG_INVALID_MAX_PER_SOURCE: { status: 400, message: '"max_per_source" must be an integer between 1 and 50.' },
+  RAG_METADATA_FILE_INVALID: {
+    status: 500,
+    message: 'The folder\'s .rag-metadata.yaml cannot be read: fix it (rules: [{path: "<glob>", fields: {<key>: <value>}}]) and run the ingest again; nothing was indexed with wrong metadata.',
+  },
   RAG_INVALID_REQUEST: { status: 400, message: 'The request does not match the expected shape.' },
   RAG_NOT_FOUND: {
     status: 404,

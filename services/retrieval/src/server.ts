@@ -34,7 +34,8 @@ async function main(config: Config, logger: Logger): Promise<void> {
   const store = await createStore(config);
   // Successful query embeddings keep /readyz's embed check ready while TEI is slow (embed-activity.ts).
   const embedActivity = new EmbedActivity();
-  const embedder = embedActivity.track(await createEmbedder(config, logger));
+  const configuredEmbedder = await createEmbedder(config, logger);
+  const embedder = configuredEmbedder && embedActivity.track(configuredEmbedder);
   const reranker = await createReranker(config);
   const chatModel = createChatModel(config);
   const storeGate = new StoreGate(store, embedder);

@@ -51,4 +51,6 @@ ENTRYPOINT ["node", "dist/retrieval/server.js"]
 
 FROM runtime AS ingest
 COPY --from=build /src/dist/ingest dist/ingest
+# The qdrant-backup CronJob runs this image with: node dist/backup/backup.js backup --to gs://…
+COPY --from=build /src/dist/backup dist/backup
 ENTRYPOINT ["node", "dist/ingest/cli.js"]

@@ -20,6 +20,8 @@ export const EXTERNAL_PACKAGES = ['@lancedb/lancedb', 'apache-arrow', '@huggingf
 export const ENTRY_POINTS = [
   { source: 'services/retrieval/src/server.ts', folder: 'retrieval', name: 'server' },
   { source: 'ingest/src/cli.ts', folder: 'ingest', name: 'cli' },
+  // The qdrant-backup CronJob's entry point, shipped in the ingest image (k8s/rag/backup/).
+  { source: 'ingest/src/backup-cli.ts', folder: 'backup', name: 'backup' },
   { source: 'services/retrieval/src/mcp/server.ts', folder: 'mcp', name: 'server' },
 ];
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CRC32C } from '@google-cloud/storage';
 import { LoopbackServer } from './loopback-server.ts';
 
 /**
@@ -9,6 +10,9 @@ import { LoopbackServer } from './loopback-server.ts';
  * https://cloud.google.com/storage/docs/json_api/v1/objects/list
  * Listed objects carry their custom `metadata` (the default `noAcl` projection), and a `fields` selection
  * such as `items(name,md5Hash),nextPageToken` trims them as the real API does (only that form is parsed).
+ * Uploads: `POST /upload/storage/v1/b/{bucket}/o?uploadType=multipart`, a multipart/related body whose
+ * first part is the object resource (JSON: metadata, name unless the query has it) and whose second part is the bytes; and
+ * `uploadType=media` with the name in the query; `DELETE …/o/{name}` (https://cloud.google.com/storage/docs/uploading-objects).
  */
 export interface FakeObject {
   bytes: Buffer;
@@ -64,9 +68,15 @@ export class FakeGcsServer extends LoopbackServer {
     return this.requests.filter((request) => request.path.endsWith('/o'));
   }
 
-  protected override handle(request: IncomingMessage, response: ServerResponse): void {
+  /** The stored object, as a test reads back what was uploaded. */
+  get(name: string): FakeObject | undefined {
+    return this.objects.get(name);
+  }
+
+  protected override handle(request: IncomingMessage, response: ServerResponse): void | Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
     this.requests.push({ method: request.method ?? '', path: url.pathname, query: url.searchParams });
+    if (request.method === 'POST' && url.pathname.replace(/^\/upload\/storage\/v1(?=\/b\/)/, '') === `/b/${this.bucket}/o`) return this.upload(request, url.searchParams, response);
     // The client drops the /storage/v1 root when STORAGE_EMULATOR_HOST is a bare host (emulators accept both).
     const path = url.pathname.replace(/^\/storage\/v1(?=\/b\/)/, '');
     const listPath = `/b/${this.bucket}/o`;
@@ -74,7 +84,33 @@ export class FakeGcsServer extends LoopbackServer {
     if (request.method === 'GET' && path.startsWith(`${listPath}/`) && url.searchParams.get('alt') === 'media') {
       return this.download(decodeURIComponent(path.slice(listPath.length + 1)), response);
     }
+    if (request.method === 'DELETE' && path.startsWith(`${listPath}/`)) return this.deleteObject(decodeURIComponent(path.slice(listPath.length + 1)), response);
     sendJson(response, 404, { error: { code: 404, message: `No such route: ${request.method} ${url.pathname}` } });
+  }
+
+  /** `DELETE /storage/v1/b/{bucket}/o/{name}` → 204, or 404 for an unknown object. */
+  private deleteObject(name: string, response: ServerResponse): void {
+    if (!this.objects.delete(name)) return sendJson(response, 404, { error: { code: 404, message: `No such object: ${this.bucket}/${name}` } });
+    response.writeHead(204).end();
+  }
+
+  private async upload(request: IncomingMessage, query: URLSearchParams, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    let resource: { name?: string; metadata?: Record<string, string> } = { name: query.get('name') ?? undefined };
+    let bytes: Buffer = body;
+    if (query.get('uploadType') === 'multipart') {
+      const boundary = /boundary="?([^";]+)"?/.exec(request.headers['content-type'] ?? '')?.[1];
+      if (!boundary) return sendJson(response, 400, { error: { code: 400, message: 'multipart upload without a boundary' } });
+      const [metadataPart, mediaPart] = multipartParts(body, boundary);
+      // The object's name comes in the query (as @google-cloud/storage sends it) or in the resource.
+      resource = { ...resource, ...JSON.parse(partBody(metadataPart!).toString('utf8')) };
+      bytes = partBody(mediaPart!);
+    }
+    if (!resource.name) return sendJson(response, 400, { error: { code: 400, message: 'upload without an object name' } });
+    this.put(resource.name, bytes, resource.metadata);
+    sendJson(response, 200, this.resource(resource.name));
   }
 
   private list(query: URLSearchParams, response: ServerResponse): void {
@@ -113,12 +149,39 @@ export class FakeGcsServer extends LoopbackServer {
       generation: object.generation,
       metageneration: String(object.metageneration),
       md5Hash: object.md5Hash,
+      // What the client checks an upload against (its default validation is CRC32C).
+      crc32c: crc32cOf(object.bytes),
       size: String(object.bytes.length),
       contentType: 'application/octet-stream',
       updated: '2026-01-01T00:00:00.000Z',
       ...(object.metadata ? { metadata: object.metadata } : {}),
     };
   }
+}
+
+function crc32cOf(bytes: Buffer): string {
+  const checksum = new CRC32C();
+  checksum.update(bytes);
+  return checksum.toString();
+}
+
+/** The parts of a multipart body, each with its headers, split on `--boundary` lines. */
+function multipartParts(body: Buffer, boundary: string): Buffer[] {
+  const delimiter = Buffer.from(`--${boundary}`);
+  const parts: Buffer[] = [];
+  let start = body.indexOf(delimiter);
+  while (start !== -1) {
+    const next = body.indexOf(delimiter, start + delimiter.length);
+    if (next === -1) break;
+    parts.push(body.subarray(start + delimiter.length + 2, next - 2)); // past the CRLF after the delimiter, before the one ending the part
+    start = next;
+  }
+  return parts;
+}
+
+/** A part's content, after the blank line that ends its headers. */
+function partBody(part: Buffer): Buffer {
+  return part.subarray(part.indexOf('\r\n\r\n') + 4);
 }
 
 /** The item fields a `fields=items(a,b),nextPageToken` selection keeps; undefined: every field. */

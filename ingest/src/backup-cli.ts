@@ -1,0 +1,61 @@
+import { parseArgs } from 'node:util';
+import { isRagError, loadConfig, RagError } from '@rag/core';
+import { backupCollection, QdrantSnapshots, restoreCollection, SnapshotArchive } from '@rag/core/backup';
+
+const USAGE = `Usage: node dist/backup/backup.js backup  --to gs://BUCKET/PREFIX/ [--keep 7] [--collection NAME]
+       node dist/backup/backup.js restore --from gs://BUCKET/PREFIX/ [--object OBJECT] [--collection NAME]
+       (from a checkout: pnpm exec tsx ingest/src/backup-cli.ts …)
+
+backup   Qdrant writes a snapshot of the collection (QDRANT_COLLECTION), it is streamed to the bucket,
+         deleted from Qdrant, and the bucket keeps the newest --keep. Prints: backup: gs://… (N bytes)
+restore  replaces the collection with the newest snapshot in the bucket (or --object), checksum
+         verified by Qdrant. Prints: restored: gs://…
+Qdrant from QDRANT_URL and QDRANT_API_KEY (the read-write key; restore needs the full one). Exit 0 done, 2 failed.`;
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      to: { type: 'string' },
+      from: { type: 'string' },
+      object: { type: 'string' },
+      keep: { type: 'string', default: '7' },
+      collection: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const command = positionals[0];
+  if (values.help || (command !== 'backup' && command !== 'restore')) {
+    process.stdout.write(`${USAGE}\n`);
+    return values.help ? 0 : 2;
+  }
+  const config = loadConfig();
+  if (!config.QDRANT_URL) throw new RagError('RAG_CONFIG_INVALID', 'QDRANT_URL is not set: backups are of a Qdrant collection.');
+  const collection = values.collection ?? config.collection;
+  const snapshots = new QdrantSnapshots({ url: config.QDRANT_URL, apiKey: config.QDRANT_API_KEY });
+  const location = bucketLocation(command === 'backup' ? values.to : values.from, command === 'backup' ? '--to' : '--from');
+  const archive = new SnapshotArchive(location);
+  if (command === 'backup') {
+    const result = await backupCollection(snapshots, archive, collection, Number(values.keep));
+    process.stdout.write(`backup: gs://${location.bucket}/${result.object} (${result.size} bytes; ${result.pruned.length} older removed)\n`);
+  } else {
+    const object = await restoreCollection(snapshots, archive, collection, values.object);
+    process.stdout.write(`restored: gs://${location.bucket}/${object} into ${collection}\n`);
+  }
+  return 0;
+}
+
+function bucketLocation(url: string | undefined, flag: string): { bucket: string; prefix: string } {
+  const match = url ? /^gs:\/\/([^/]+)\/?(.*)$/.exec(url) : null;
+  if (!match) throw new RagError('RAG_CONFIG_INVALID', `${flag} gs://BUCKET/PREFIX/ is required.`);
+  const prefix = match[2]!;
+  return { bucket: match[1]!, prefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/` };
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${isRagError(error) ? `${error.code}: ${error.message}` : String((error as Error)?.stack ?? error)}\n`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,103 @@
+/**
+ * Backup and restore of the Qdrant collection (ingest/src/backup-cli.ts, what the qdrant-backup CronJob
+ * runs): Qdrant's snapshot API (https://api.qdrant.tech/v-1-17-x/api-reference/snapshots, faked in
+ * services/retrieval/test/fakes/fake-qdrant-snapshots.ts) to the GCS JSON API (the repository's fake GCS
+ * server, reached as @google-cloud/storage reaches an emulator: STORAGE_EMULATOR_HOST).
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createLogger, QdrantStore, TeiEmbedder } from '@rag/core';
+import { backupCollection, QdrantSnapshots, restoreCollection, SnapshotArchive } from '@rag/core/backup';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeFakeServers, startFakeServer } from '../../packages/core/test/adapters/fake-server.ts';
+import { FakeGcsServer } from '../../packages/core/test/ingest/fake-gcs-server.ts';
+import { FakeQdrant } from '../../services/retrieval/test/fakes/fake-qdrant.ts';
+import { FakeQdrantSnapshots } from '../../services/retrieval/test/fakes/fake-qdrant-snapshots.ts';
+import { teiEmbed } from '../../services/retrieval/test/fakes/fake-tei.ts';
+import { StoreGate } from '../../services/retrieval/src/store-gate.ts';
+import { handbookFolder, ingestFolder } from '../../services/retrieval/test/test-stack.ts';
+
+const run = promisify(execFile);
+const cli = new URL('../src/backup-cli.ts', import.meta.url).pathname;
+const COLLECTION = 'docs-v2';
+
+const qdrant = new FakeQdrant();
+const snapshots = new FakeQdrantSnapshots(qdrant);
+const gcs = new FakeGcsServer('acme-rag-backups');
+let qdrantUrl: string;
+let store: QdrantStore;
+
+beforeAll(async () => {
+  qdrantUrl = (await startFakeServer(snapshots.handle)).url;
+  await gcs.start();
+  const tei = await startFakeServer(teiEmbed);
+  store = new QdrantStore({ url: qdrantUrl, collection: COLLECTION });
+  const embedder = new TeiEmbedder({ url: tei.url, model: 'fake/hashed-bag-of-words' });
+  await new StoreGate(store, embedder).ready();
+  await ingestFolder(handbookFolder, store, embedder, createLogger('silent'));
+});
+
+afterAll(async () => {
+  await closeFakeServers();
+  await gcs.close();
+});
+
+async function backupCli(...args: string[]): Promise<string> {
+  const env = { ...process.env, QDRANT_URL: qdrantUrl, QDRANT_COLLECTION: COLLECTION, STORAGE_EMULATOR_HOST: gcs.baseUrl, LOG_LEVEL: 'silent' };
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', cli, ...args], { env });
+  return stdout;
+}
+
+/** The collection as a restore must bring it back: every point's id, payload and vectors. */
+function collectionState(): string {
+  const points = [...qdrant.collections.get(COLLECTION)!.points.values()].sort((a, b) => a.id.localeCompare(b.id));
+  return JSON.stringify(points);
+}
+
+describe('backup and restore of the collection', () => {
+  it('backs up to the bucket, leaves no snapshot on Qdrant, and restores a lost collection whole', async () => {
+    const before = collectionState();
+    const pointsBefore = await store.count();
+    expect(pointsBefore).toBeGreaterThan(5);
+
+    const backup = await backupCli('backup', '--to', 'gs://acme-rag-backups/qdrant/');
+    expect(backup).toMatch(/^backup: gs:\/\/acme-rag-backups\/qdrant\/docs-v2\/\S+-docs-v2-\S+\.snapshot \(\d+ bytes; 0 older removed\)\n$/);
+    expect(snapshots.snapshots.get(COLLECTION), 'the snapshot volume is emptied once the copy is in the bucket').toEqual([]);
+
+    qdrant.collections.delete(COLLECTION); // the disk is lost
+    const restored = await backupCli('restore', '--from', 'gs://acme-rag-backups/qdrant');
+    expect(restored).toMatch(/^restored: gs:\/\/acme-rag-backups\/qdrant\/docs-v2\/\S+\.snapshot into docs-v2\n$/);
+    expect(snapshots.uploads.at(-1)?.get('priority')).toBe('snapshot');
+    expect(snapshots.uploads.at(-1)?.get('checksum')).toMatch(/^[0-9a-f]{64}$/);
+    expect(collectionState()).toBe(before);
+    expect(await store.count()).toBe(pointsBefore);
+  }, 60_000);
+
+  it('keeps the newest snapshots only, and restores the newest by default', async () => {
+    const archive = new SnapshotArchive({ bucket: 'acme-rag-backups', prefix: 'nightly/', apiEndpoint: gcs.baseUrl });
+    const api = new QdrantSnapshots({ url: qdrantUrl });
+    const first = await backupCollection(api, archive, COLLECTION, 2);
+    const points = qdrant.collections.get(COLLECTION)!.points;
+    const removed = [...points.keys()][0]!;
+    points.delete(removed); // a change after the first backup
+    const second = await backupCollection(api, archive, COLLECTION, 2);
+    const third = await backupCollection(api, archive, COLLECTION, 2);
+    expect(third.pruned).toEqual([first.object]);
+    expect((await archive.list(COLLECTION)).map((snapshot) => snapshot.object)).toEqual([third.object, second.object]);
+
+    qdrant.collections.delete(COLLECTION);
+    expect(await restoreCollection(api, archive, COLLECTION)).toBe(third.object);
+    expect(qdrant.collections.get(COLLECTION)!.points.has(removed)).toBe(false);
+  }, 60_000);
+
+  it('refuses a snapshot whose bytes changed in the bucket (Qdrant checks the checksum), leaving the collection as it was', async () => {
+    const archive = new SnapshotArchive({ bucket: 'acme-rag-backups', prefix: 'tampered/', apiEndpoint: gcs.baseUrl });
+    const api = new QdrantSnapshots({ url: qdrantUrl });
+    const { object } = await backupCollection(api, archive, COLLECTION, 1);
+    const stored = gcs.get(object)!;
+    gcs.put(object, Buffer.from(stored.bytes.toString('utf8').replace('"points":[', '"points":[]')), stored.metadata);
+    const before = collectionState();
+    await expect(restoreCollection(api, archive, COLLECTION)).rejects.toMatchObject({ code: 'RAG_STORE_UNAVAILABLE', message: expect.stringMatching(/checksum mismatch/) });
+    expect(collectionState()).toBe(before);
+  }, 60_000);
+});

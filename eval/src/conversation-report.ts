@@ -1,0 +1,33 @@
+import { CONDENSE_PROMPT_VERSION } from '@rag/core';
+import { CONVERSATION_MODES, type ConversationResult } from './conversation-runner.ts';
+
+const fixed = (value: number) => value.toFixed(3);
+const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ⏎ ');
+const rank = (value: number | undefined) => (value === undefined ? '–' : String(value));
+
+/** The follow-ups' numbers per mode, then each conversation's ranks and what was searched. No timestamp (see report.ts). */
+export function conversationMarkdown(result: ConversationResult, notes: string | undefined): string {
+  const lines = [
+    `# Conversations: ${result.set}`,
+    '',
+    `Set \`${result.file}\`, ${result.conversations.length} follow-ups, ${result.backend}, depth ${result.depth}. Condense prompt ${CONDENSE_PROMPT_VERSION}.`,
+    '',
+    '| follow-up searched | hit@1 | hit@5 | MRR |',
+    '| --- | --- | --- | --- |',
+    ...CONVERSATION_MODES.map((mode) => `| ${mode} | ${fixed(result.metrics[mode].hitAt1)} | ${fixed(result.metrics[mode].hitAt5)} | ${fixed(result.metrics[mode].mrr)} |`),
+    '',
+    `Gate (${result.gate.mode}): hit@5 ≥ ${result.gate.minHit5}, MRR ≥ ${result.gate.minMrr}: **${result.gate.passed ? 'passed' : `failed (${result.gate.failures.join('; ')})`}**. ${result.gate.why}`,
+    '',
+    ...(notes ? [notes.trim(), ''] : []),
+    '## Follow-ups',
+    '',
+    `| # | follow-up | expected | ${CONVERSATION_MODES.map((mode) => `rank ${mode}`).join(' | ')} | LLM-free query |`,
+    `| --- | --- | --- | ${CONVERSATION_MODES.map(() => '---').join(' | ')} | --- |`,
+    ...result.conversations.map(
+      (outcome) =>
+        `| ${outcome.number} | ${cell(outcome.followUp)} | ${cell(`${outcome.expectedSource}${outcome.expectedSubstring ? ` ∋ "${outcome.expectedSubstring}"` : ''}`)} | ${CONVERSATION_MODES.map((mode) => rank(outcome.modes[mode].rank)).join(' | ')} | ${cell(outcome.modes['LLM-free (expanded)'].query)} |`,
+    ),
+    '',
+  ];
+  return lines.join('\n');
+}

@@ -66,6 +66,9 @@ const paths: Array<readonly [Peer, Peer, number]> = [
   [inRag('ingest'), { namespace: '', ip: '169.254.169.254' }, 80],
   [inRag('ingest'), google, 443],
   [inRag('ingest'), gateway, 10080],
+  [inRag('qdrant-backup'), inRag('qdrant'), 6333],
+  [inRag('qdrant-backup'), { namespace: '', ip: '169.254.169.254' }, 80],
+  [inRag('qdrant-backup'), google, 443],
   scrape('retrieval', 8090),
   scrape('embed-tei', 9000),
   scrape('embed-tei-ingest', 9000),
@@ -92,6 +95,8 @@ const refused: Array<readonly [Peer, Peer, number]> = [
   [inRag('ingest'), inRag('retrieval'), 8090],
   [inRag('retrieval'), inRag('docling-serve'), 5001],
   [client, inRag('docling-serve'), 5001],
+  [inRag('qdrant-backup'), inRag('embed-tei'), 8080],
+  [inRag('qdrant-backup'), gateway, 10080],
 ];
 
 const name = (peer: Peer) => (peer.ip ? peer.ip : `${peer.namespace}/${peer.app}`);

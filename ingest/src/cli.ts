@@ -1,7 +1,7 @@
 import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createLogger, isRagError, loadConfig, RagError, type IngestSummary } from '@rag/core';
+import { createLogger, isRagError, loadConfig, RagError, startTracing, type IngestSummary } from '@rag/core';
 import { runIngest } from './run-ingest.ts';
 
 const USAGE = `Usage: pnpm ingest [SOURCE] [--dry-run] [--no-prune | --force-prune] [--allow-publish]
@@ -47,6 +47,8 @@ async function main(): Promise<number> {
   const stop = stopOnSignals();
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL, { format: config.LOG_FORMAT });
+  // One trace per run when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; exported before the process exits.
+  const tracing = startTracing(config, { serviceName: 'rag-ingest' });
   const summary = await runIngest({
     config,
     logger,
@@ -60,7 +62,7 @@ async function main(): Promise<number> {
     onPlanned: (uri, chunks) => process.stdout.write(`${chunks}\t${uri}\n`),
     onPlannedPrune: (uri, points) => process.stdout.write(`-${points}\t${uri}\n`),
     signal: stop,
-  });
+  }).finally(() => tracing.shutdown());
   for (const failure of summary.failures) process.stderr.write(`failed: ${failure.uri}: ${failure.reason}\n`);
   process.stdout.write(`${summary.toLine()}\n`);
   // Token usage per run (CONTEXT_MODE=llm): the summary line's errors include the chunks whose context failed.

@@ -4,6 +4,7 @@ import type { Chunk, DocumentVersion, IndexedChunk } from '../domain.ts';
 import type { Embedder } from '../embedders/embedder.ts';
 import { contextualText } from '../context/contextual-text.ts';
 import { encodeDocument } from '../sparse/bm25-encoder.ts';
+import { inSpan, modelCallSpan } from '../tracing/spans.ts';
 import type { Bm25Language } from '../sparse/languages/bm25-languages.ts';
 
 export interface ChunkOptions {
@@ -53,7 +54,8 @@ async function embedInBatches(
     // A local model may not stop mid-batch: at least the next batch is not started once the run is stopped.
     signal?.throwIfAborted();
     onEmbedCall();
-    vectors.push(...(await embedder.embedDocuments(batch, signal)));
+    const [name, options] = modelCallSpan('embeddings', embedder.modelId, embedder.provider ?? 'local', { 'rag.embed.batch_size': batch.length });
+    vectors.push(...(await inSpan(name, options, () => embedder.embedDocuments(batch, signal))));
   }
   return vectors;
 }

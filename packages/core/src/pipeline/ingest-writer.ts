@@ -2,6 +2,7 @@ import { chunkId } from '../chunking/chunk-id.ts';
 import type { IndexedChunk, IndexedDocument } from '../domain.ts';
 import type { VectorStore } from '../stores/vector-store.ts';
 import type { DocumentMetadata } from '../search-filter/document-metadata.ts';
+import { inSpan } from '../tracing/spans.ts';
 
 interface PendingWrite {
   chunks: IndexedChunk[];
@@ -88,11 +89,16 @@ export class IngestWriter {
   }
 
   private async write(batch: PendingWrite[]): Promise<void> {
+    const points = batch.flatMap((write) => [...write.chunks].reverse());
+    const staleIds = batch.flatMap((write) => write.staleIds);
+    const attributes = { 'db.system.name': this.store.name, 'db.operation.name': 'upsert', 'rag.upsert.points': points.length, 'rag.delete.points': staleIds.length };
     try {
-      await this.store.upsert(batch.flatMap((write) => [...write.chunks].reverse()));
-      await this.store.deleteByIds(batch.flatMap((write) => write.staleIds));
-      for (const { groupsUpdate } of batch) if (groupsUpdate) await this.store.setGroups(groupsUpdate.source, groupsUpdate.groups);
-      for (const { metadataUpdate } of batch) if (metadataUpdate) await this.store.setMetadata?.(metadataUpdate.source, metadataUpdate.metadata);
+      await inSpan(`upsert ${this.store.name}`, { attributes }, async () => {
+        await this.store.upsert(points);
+        await this.store.deleteByIds(staleIds);
+        for (const { groupsUpdate } of batch) if (groupsUpdate) await this.store.setGroups(groupsUpdate.source, groupsUpdate.groups);
+        for (const { metadataUpdate } of batch) if (metadataUpdate) await this.store.setMetadata?.(metadataUpdate.source, metadataUpdate.metadata);
+      });
     } catch (error) {
       for (const write of batch) write.settle(error);
       return;

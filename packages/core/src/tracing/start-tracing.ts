@@ -21,7 +21,7 @@ export interface Tracing {
   readonly enabled: boolean;
   /** Exports the spans ended so far (tests, the end of an ingest run). */
   forceFlush(): Promise<void>;
-  /** Exports what is left and restores the no-op API, so nothing is traced after. */
+  /** Exports what is left (a failed export is dropped, never thrown) and restores the no-op API. */
   shutdown(): Promise<void>;
 }
 
@@ -61,6 +61,8 @@ export function startTracing(config: TracingConfig, options: StartTracingOptions
       setQueryRecording(false);
       try {
         await provider.shutdown();
+      } catch {
+        // Spans are best effort: a collector that is down must not fail an ingest run or a shutdown.
       } finally {
         trace.disable();
         context.disable();

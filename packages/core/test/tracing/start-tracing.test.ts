@@ -111,3 +111,28 @@ describe('OTEL_* variables', () => {
     expect(parseResourceAttributes('a=1,b=x%20y,broken,=v,c=%E0')).toEqual({ a: '1', b: 'x y' });
   });
 });
+
+describe('a collector that is down', () => {
+  it('does not fail the shutdown: spans are dropped, the process goes on', async () => {
+    const unreachable = startTracing(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }), { serviceName: 't' });
+    suiteTracer().startSpan('lost').end();
+    await expect(unreachable.shutdown()).resolves.toBeUndefined();
+  });
+});
+
+describe('log lines', () => {
+  it('keep their own fields, line after line, with tracing off (the mixin object is merged into)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rag-log-'));
+    try {
+      const logFile = join(dir, 'log.jsonl');
+      const logger = createLogger('info', { format: 'json', destination: logFile });
+      logger.info({ uri: 'a.md' }, 'first');
+      logger.info({ uri: 'b.md' }, 'second');
+      const lines = (await readFile(logFile, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.map((line) => line.uri)).toEqual(['a.md', 'b.md']);
+      expect(lines[0]).not.toHaveProperty('trace_id');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import { errorCatalog, type ErrorCode } from '@rag/core';
+import { errorCatalog, maxPerSourceSchema, searchFilterSchema, type ErrorCode } from '@rag/core';
 import { z } from 'zod';
 import { MAX_QUERY_LENGTH } from './request-schema.ts';
 
@@ -11,6 +11,8 @@ export const queryRequest = z.object({
   query: z.string().min(1).max(MAX_QUERY_LENGTH).describe('the question or search terms'),
   k: z.number().int().min(1).max(50).optional().describe('passages to return or answer from (default TOP_K)'),
   stream: z.boolean().optional().describe('POST /chat only: answer as Server-Sent Events'),
+  filter: searchFilterSchema.optional().describe('search only these documents (every field optional, they AND; a list matches any of its values); a bad field: 400 RAG_INVALID_FILTER'),
+  max_per_source: maxPerSourceSchema.optional(),
 });
 
 /** POST /chat: the question with the conversation's earlier turns (conversation-request.ts reads them). */

@@ -23,7 +23,8 @@ export const searchFilterSchema = z
     modified_after: dateTime.optional().describe('RFC 3339: documents modified at or after this time'),
     modified_before: dateTime.optional().describe('RFC 3339: documents modified before this time'),
     meta: z
-      .record(z.string().min(1).max(100), oneOrMany)
+      // Keys are payload paths in Qdrant (`meta.<key>`): a dot or bracket would address something else.
+      .record(z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'a meta key is letters, digits, _ and -'), oneOrMany)
       .refine((meta) => Object.keys(meta).length <= 20, 'at most 20 keys')
       .optional()
       .describe('custom fields (.rag-metadata.yaml, GCS custom metadata): key → value or any of values'),

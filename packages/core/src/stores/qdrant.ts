@@ -36,6 +36,9 @@ import { addChunkToDocuments } from './indexed-documents.ts';
 import { assertSameLanguage } from './language-lock.ts';
 import { DEFAULT_BM25_LANGUAGE, type Bm25Language } from '../sparse/languages/bm25-languages.ts';
 import type { HybridQuery, OpenOptions, VectorStore } from './vector-store.ts';
+import type { DocumentMetadata } from '../search-filter/document-metadata.ts';
+import { sourceGlobMatcher } from '../search-filter/filter-match.ts';
+import { filterConditions, METADATA_PAYLOAD_INDEXES, METADATA_PAYLOAD_KEYS, metadataOfPayload, metadataPayload } from './qdrant-search-filter.ts';
 
 export interface QdrantStoreOptions {
   url: string;
@@ -84,6 +87,8 @@ const CONTEXT_VERSION_KEY = 'context_prompt_version';
 const LANGUAGE_KEY = 'bm25_language';
 const GROUPS = 'groups';
 const SCROLL_PAGE = 512;
+/** The most distinct sources a `source` glob is resolved against (one facet call); a larger collection needs a prefix layout. */
+const MAX_FACET_SOURCES = 100_000;
 
 export class QdrantStore implements VectorStore {
   readonly name = 'qdrant';
@@ -112,6 +117,7 @@ export class QdrantStore implements VectorStore {
       this.assertSameLanguage(existing);
       // A collection made before access groups existed gets their index; a dry run writes nothing.
       if (options.create !== false && !hasPayloadIndex(existing, GROUPS)) await this.createGroupsIndexIfAllowed();
+      if (options.create !== false) await this.createMetadataIndexesIfMissing(existing);
       if (options.context) await this.checkContext(existing, options.context, options.create !== false);
       return;
     }
@@ -152,6 +158,11 @@ export class QdrantStore implements VectorStore {
     await this.run(() => this.client.setPayload(this.collection, { wait: true, payload: { [GROUPS]: [...groups] }, filter: sourceFilter(source) }));
   }
 
+  /** One set_payload call over the document's points: only the metadata keys change (`meta` as a whole). */
+  async setMetadata(source: string, metadata: DocumentMetadata): Promise<void> {
+    await this.run(() => this.client.setPayload(this.collection, { wait: true, payload: metadataPayload(metadata), filter: sourceFilter(source) }));
+  }
+
   async listDocuments(): Promise<IndexedDocument[]> {
     if (this.absent) return [];
     const documents = new Map<string, IndexedDocument>();
@@ -161,7 +172,7 @@ export class QdrantStore implements VectorStore {
         this.client.scroll(this.collection, {
           limit: SCROLL_PAGE,
           offset,
-          with_payload: ['source', 'chunk_index', 'content_hash', 'source_version', GROUPS],
+          with_payload: ['source', 'chunk_index', 'content_hash', 'source_version', GROUPS, ...METADATA_PAYLOAD_KEYS],
           with_vector: false,
         }),
       );
@@ -172,7 +183,9 @@ export class QdrantStore implements VectorStore {
   }
 
   async search(query: HybridQuery, signal?: AbortSignal): Promise<SearchHit[]> {
-    const request = searchRequest(query);
+    const sources = query.filter?.source === undefined ? undefined : await this.sourcesMatching(query.filter.source, signal);
+    if (sources?.length === 0) return [];
+    const request = searchRequest(query, filterConditions(query.filter, sources));
     if (!request) return [];
     const result = await this.run(() => this.client.query(this.collection, request), signal);
     return (result.points as ScoredPoint[]).map(toSearchHit);
@@ -220,6 +233,28 @@ export class QdrantStore implements VectorStore {
     }
   }
 
+  /**
+   * The indexed sources a glob matches: Qdrant has no glob condition, so the glob is resolved against the
+   * collection's `source` values (a facet on the keyword index, exact counts) and sent as `match.any`.
+   * https://api.qdrant.tech/api-reference/points/facet
+   */
+  private async sourcesMatching(glob: string, signal?: AbortSignal): Promise<string[]> {
+    const matches = sourceGlobMatcher(glob)!;
+    const facet = await this.run(() => this.client.facet(this.collection, { key: 'source', limit: MAX_FACET_SOURCES, exact: true }), signal);
+    // Not .filter(matches): picomatch takes a second argument, and filter passes the index.
+    return facet.hits.map((hit) => String(hit.value)).filter((source) => matches(source));
+  }
+
+  /** The metadata filters' indexes, on a collection made before them; a read-only key leaves them to the writer. */
+  private async createMetadataIndexesIfMissing(info: unknown): Promise<void> {
+    for (const { field: name, schema } of METADATA_PAYLOAD_INDEXES) {
+      if (hasPayloadIndex(info, name)) continue;
+      await this.run(() => this.client.createPayloadIndex(this.collection, { wait: true, field_name: name, field_schema: schema })).catch((error: unknown) => {
+        if (!isStatus(error, 403)) throw error;
+      });
+    }
+  }
+
   /** Creates the collection and its `source` index; false when it already existed (409). */
   private async createCollection(lock: EmbeddingModelLock | null, context: ContextLock | undefined): Promise<boolean> {
     try {
@@ -240,6 +275,7 @@ export class QdrantStore implements VectorStore {
     // such a filter scans every point.
     await this.createKeywordIndex('source');
     await this.createKeywordIndex(GROUPS);
+    await this.createMetadataIndexesIfMissing(undefined);
     return true;
   }
 
@@ -335,7 +371,7 @@ function toPoint(chunk: IndexedChunk) {
     ...(chunk.dense ? { [DENSE]: chunk.dense } : {}),
     [SPARSE]: { indices: chunk.sparse.indices, values: chunk.sparse.values },
   };
-  return { id: chunk.id, vector, payload: { ...payload } };
+  return { id: chunk.id, vector, payload: { ...payload, ...metadataPayload(chunk.metadata) } };
 }
 
 function contextMetadata(context: ContextLock) {
@@ -363,12 +399,13 @@ function visibilityFilter(visibleGroups: readonly string[]) {
  * candidates are visible ones, and on the fused query too. Qdrant's IDF stays that of the whole
  * collection whatever the filter, as the embedded store's does.
  */
-function searchRequest(query: HybridQuery) {
+function searchRequest(query: HybridQuery, conditions: Array<Record<string, unknown>> = []) {
   // The caller's prefetchLimit as is (the Retriever sets its floor): the embedded store takes the same
   // candidates, so both fuse the same lists (the Qdrant Edge parity test diverged with a floor here).
   const candidates = Math.max(query.prefetchLimit, query.limit);
   const sparse: SparseVector | undefined = query.sparse.indices.length > 0 ? { indices: query.sparse.indices, values: query.sparse.values } : undefined;
-  const filter = visibilityFilter(query.visibleGroups);
+  // The search filter's conditions AND the visibility `should`, in every prefetch and on the root.
+  const filter = conditions.length > 0 ? { must: conditions, ...visibilityFilter(query.visibleGroups) } : visibilityFilter(query.visibleGroups);
   if (query.dense) {
     const prefetch = [
       { query: query.dense, using: DENSE, filter, limit: candidates },
@@ -410,7 +447,7 @@ function addToDocuments(documents: Map<string, IndexedDocument>, id: string, pay
   const sourceVersion = typeof payload.source_version === 'string' ? payload.source_version : undefined;
   const groups = Array.isArray(payload.groups) ? normalizeGroups(payload.groups.filter((group): group is string => typeof group === 'string')) : [];
   const index = Number.isInteger(payload.chunk_index) ? (payload.chunk_index as number) : undefined;
-  addChunkToDocuments(documents, stringField(payload.source), { id, index }, { contentHash: stringField(payload.content_hash), sourceVersion }, groups);
+  addChunkToDocuments(documents, stringField(payload.source), { id, index }, { contentHash: stringField(payload.content_hash), sourceVersion }, groups, metadataOfPayload(payload));
 }
 
 function pageOffset(next: unknown): string | number | undefined {

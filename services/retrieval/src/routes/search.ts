@@ -1,4 +1,4 @@
-import { PUBLIC_ONLY, type Retriever, type SearchHit } from '@rag/core';
+import { parseSearchControls, PUBLIC_ONLY, type Retriever, type SearchHit } from '@rag/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { abortOnClientClose } from '../request-abort.ts';
 import { parseQueryRequest } from '../request-schema.ts';
@@ -34,10 +34,12 @@ export function visibleGroupsOf(request: FastifyRequest): readonly string[] {
 export function registerSearchRoute(app: FastifyInstance, deps: { retriever: Retriever; storeGate?: OpenGate | undefined; defaultK: number }): void {
   app.post('/search', async (request, reply) => {
     const { query, k } = parseQueryRequest(request.body);
+    // filter and max_per_source: the search controls every interface shares (search-filter/search-controls.ts).
+    const controls = parseSearchControls(request.body as Record<string, unknown>);
     const signal = abortOnClientClose(reply);
     // A store that could not be opened yet (Qdrant or TEI down at start) is retried here, per request.
     await deps.storeGate?.ready(signal);
-    const { hits, reranked } = await deps.retriever.retrieve(query, k ?? deps.defaultK, visibleGroupsOf(request), signal);
+    const { hits, reranked } = await deps.retriever.retrieve(query, k ?? deps.defaultK, visibleGroupsOf(request), signal, controls);
     return { results: hits.map(toSearchResult), ...rerankedField(reranked) };
   });
 }

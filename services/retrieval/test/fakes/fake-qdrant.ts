@@ -3,7 +3,8 @@
  * collection get/create, payload indexes (listed in `payload_schema`), upsert, delete (ids or filter),
  * set payload (ids or filter), scroll (with a filter), count and the Query API (one sparse query, or dense + bm25
  * prefetches fused by RRF), each with Qdrant's filters: must / should / must_not, `match` (value, any,
- * except), `is_empty`, `is_null`, `has_id`; an unknown condition is a 400, as a typo is in Qdrant.
+ * except), `range` (gt, gte, lt, lte on numbers), `is_empty`, `is_null`, `has_id`, keys nested with dots
+ * (`meta.team`); an unknown condition is a 400, as a typo is in Qdrant. Facets (POST /facet) count a key's values.
  * Filtering is written here from Qdrant's documentation, not borrowed from the production code:
  * https://qdrant.tech/documentation/concepts/filtering/ . As Qdrant's query planner does, the root filter
  * of a query with prefetches is merged into every prefetch and nowhere else: the fused result is not
@@ -75,6 +76,7 @@ export class FakeQdrant {
     'POST /points/scroll': (name, body, res) => this.withCollection(name, res, (c) => scroll(c, body)),
     'POST /points/count': (name, _body, res) => this.withCollection(name, res, (c) => ({ count: c.points.size })),
     'POST /points/query': (name, body, res) => this.withCollection(name, res, (c) => this.query(c, body)),
+    'POST /facet': (name, body, res) => this.withCollection(name, res, (c) => facet(c, body)),
   };
 
   /** The fake-server handler. */
@@ -289,11 +291,41 @@ function matchesFilter(point: Point, filter: Filter | undefined): boolean {
   );
 }
 
-/** The stored values of a key: an array's items, a single value as one item, nothing for a missing key or null. */
+/**
+ * The stored values of a key: an array's items, a single value as one item, nothing for a missing key or null.
+ * A dotted key walks into objects ("Nested key", https://qdrant.tech/documentation/concepts/filtering/#nested-key).
+ */
 function valuesOf(point: Point, key: string): unknown[] {
-  const value = point.payload[key];
-  if (value === undefined || value === null) return [];
-  return Array.isArray(value) ? value : [value];
+  let values: unknown[] = [point.payload];
+  for (const part of key.split('.')) {
+    values = values.flatMap((value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? [(value as Record<string, unknown>)[part]] : []));
+    values = values.flatMap((value) => (value === undefined || value === null ? [] : Array.isArray(value) ? value : [value]));
+  }
+  return values;
+}
+
+/** `range`: numbers only ("a range condition on string data gives an empty output"); one value in range is enough. */
+function inRange(values: unknown[], range: Record<string, unknown>): boolean {
+  const bound = (name: string) => (typeof range[name] === 'number' ? (range[name] as number) : undefined);
+  const [gt, gte, lt, lte] = ['gt', 'gte', 'lt', 'lte'].map(bound);
+  return values.some(
+    (value) =>
+      typeof value === 'number' && (gt === undefined || value > gt) && (gte === undefined || value >= gte) && (lt === undefined || value < lt) && (lte === undefined || value <= lte),
+  );
+}
+
+/**
+ * POST /collections/{c}/facet: each value of `key` among the points matching `filter`, with how many points
+ * hold it, most frequent first (ties by value), at most `limit` (default 10). https://api.qdrant.tech/api-reference/points/facet
+ */
+function facet(collection: Collection, body: any) {
+  const counts = new Map<unknown, number>();
+  for (const point of collection.points.values()) {
+    if (!matchesFilter(point, body.filter)) continue;
+    for (const value of new Set(valuesOf(point, body.key))) counts.set(value, (counts.get(value) ?? 0) + 1);
+  }
+  const hits = [...counts].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || String(a.value).localeCompare(String(b.value)));
+  return { hits: hits.slice(0, body.limit ?? 10) };
 }
 
 function matchesCondition(point: Point, condition: Condition): boolean {
@@ -302,6 +334,7 @@ function matchesCondition(point: Point, condition: Condition): boolean {
   if ('is_empty' in condition) return valuesOf(point, condition.is_empty.key).length === 0;
   if ('is_null' in condition) return point.payload[condition.is_null.key] === null;
   if ('has_id' in condition) return (condition.has_id as unknown[]).map(String).includes(point.id);
+  if (typeof condition.key === 'string' && condition.range) return inRange(valuesOf(point, condition.key), condition.range);
   if (typeof condition.key === 'string' && condition.match) {
     const values = valuesOf(point, condition.key);
     const match = condition.match;

@@ -124,3 +124,43 @@ describe('an exception of a parser on one document', () => {
 function allOf(registry: ConverterRegistry): Converter[] {
   return registry.extensions.map((extension) => registry.forDocument(`x.${extension}`)!);
 }
+
+/** A conversion that holds the event loop while a stop (SIGTERM, a timer) is due, as a long parse does. */
+class SlowConverter implements Converter {
+  readonly extensions = ['md'] as const;
+
+  constructor(private readonly stop: AbortController) {}
+
+  async toMarkdown(): Promise<string> {
+    setTimeout(() => this.stop.abort(new Error('stopped by SIGTERM')), 0);
+    const until = Date.now() + 50;
+    while (Date.now() < until) {
+      // busy: the timer above cannot fire before the conversion returns
+    }
+    return '# Slow\n\nconverted';
+  }
+}
+
+describe('a stop that arrives while a document converts', () => {
+  // Mutations caught: the turn of the event loop between converting and chunking removed, or the
+  // signal check after it: the document is then chunked (and in a dry run listed) after the stop.
+  it('is seen before the document is chunked: the document is abandoned, not listed', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'rag-slow-convert-'));
+    const harness = await startHarness();
+    try {
+      await writeFile(join(folder, 'slow.md'), '# any');
+      const stop = new AbortController();
+      const planned: string[] = [];
+
+      const summary = await harness.run(new LocalDirectorySource(folder), { converters: new ConverterRegistry([new SlowConverter(stop)]), dryRun: true, signal: stop.signal, onPlanned: (uri) => planned.push(uri) });
+
+      expect(summary.interrupted).toBe(true);
+      expect(summary.abandoned).toBe(1);
+      expect(planned).toEqual([]);
+      expect(summary.failures).toEqual([]);
+    } finally {
+      await harness.close();
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import { extname } from 'node:path';
 import { setTimeout as nextTurn } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import { sameGroups } from '../access/groups.ts';
@@ -16,6 +17,7 @@ import { contentHashOf, vectorizeChunks, type ChunkOptions } from './index-docum
 import { IngestSummary } from './ingest-summary.ts';
 import { IngestWriter, isWhole, type WriteCompletion } from './ingest-writer.ts';
 import { pruneDeleted } from './prune.ts';
+import { inSpan, inStreamSpan, suiteTracer } from '../tracing/spans.ts';
 
 export interface IngestOptions {
   source: DocumentSource;
@@ -89,15 +91,31 @@ interface Run {
  * and the next run finds and re-syncs any document a killed run left half written.
  */
 export async function ingest(options: IngestOptions): Promise<IngestSummary> {
+  return inSpan('ingest', { attributes: { 'db.system.name': options.store.name } }, async (span) => {
+    const summary = await syncAll(options);
+    span.setAttributes({
+      'rag.ingest.files': summary.files,
+      'rag.ingest.chunks': summary.chunks,
+      'rag.ingest.upserts': summary.upserts,
+      'rag.ingest.deletes': summary.deletes,
+      'rag.ingest.errors': summary.errors,
+      'rag.ingest.interrupted': summary.interrupted,
+    });
+    return summary;
+  });
+}
+
+async function syncAll(options: IngestOptions): Promise<IngestSummary> {
   const run: Run = { options, summary: new IngestSummary(), writer: new IngestWriter(options.store, options.writeBatchPoints ?? DEFAULT_WRITE_BATCH_POINTS) };
-  const indexed = new Map((await options.store.listDocuments()).map((document) => [document.source, asIndexed(document)]));
+  const indexed = new Map((await inSpan('list indexed documents', {}, () => options.store.listDocuments())).map((document) => [document.source, asIndexed(document)]));
   // The uris listed are all the run keeps of the listing: pruning needs them.
   const seen = new Set<string>();
   const limit = pLimit(options.concurrency);
   const preparing = new Set<Promise<void>>();
   const writing = new Set<Promise<void>>();
   try {
-    for await (const document of options.source.list(options.signal)) {
+    // The listing's calls (GCS pages) are children of one span lasting as long as the listing.
+    for await (const document of inStreamSpan(suiteTracer().startSpan('list source'), () => options.source.list(options.signal))) {
       if (options.signal?.aborted) break;
       run.summary.files += 1;
       seen.add(document.uri);
@@ -117,7 +135,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   }
   if (options.signal?.aborted) return interrupted(run);
   if (options.prune) {
-    await pruneDeleted(indexed, seen, run.summary, {
+    await inSpan('prune', {}, () => pruneDeleted(indexed, seen, run.summary, {
       store: options.store,
       logger: options.logger,
       dryRun: options.dryRun,
@@ -126,7 +144,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       onPlannedPrune: options.onPlannedPrune,
       forget: options.contexts?.forget?.bind(options.contexts),
       signal: options.signal,
-    });
+    }));
   }
   return options.signal?.aborted ? interrupted(run) : run.summary;
 }
@@ -166,7 +184,7 @@ async function syncDocumentSafely(document: SourceDocument, previous: IndexedDoc
     return;
   }
   try {
-    const write = await syncDocument(document, previous, run);
+    const write = await inSpan('sync document', { attributes: { 'rag.document.type': extname(document.uri).toLowerCase() } }, () => syncDocument(document, previous, run));
     if (write) {
       track(
         writing,
@@ -223,7 +241,7 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
   assertWithinSize(bytes.length, maxFileBytes);
   const contentHash = contentHashOf(bytes);
   if (checkChanges && previous.contentHash === contentHash) return keepContent(document, previous, run);
-  const markdown = await asDocumentFault(() => converter.toMarkdown(bytes, document.uri, options.signal));
+  const markdown = await inSpan('convert', { attributes: { 'rag.document.bytes': bytes.length } }, () => asDocumentFault(() => converter.toMarkdown(bytes, document.uri, options.signal)));
   // Converting held the event loop, and chunking holds it again: a timers turn lets the writing heartbeat (an
   // interval) and a SIGTERM in between; setImmediate would not wait for due timers.
   await nextTurn(0);

@@ -182,29 +182,59 @@ describe('TEI and Qdrant', () => {
 describe('the node pool', () => {
   const millicores = (cpu: string) => (cpu.endsWith('m') ? Number(cpu.slice(0, -1)) : Number(cpu) * 1000);
   const mebibytes = (memory: string) => Number(memory.replace(/(Mi|Gi)$/, '')) * (memory.endsWith('Gi') ? 1024 : 1);
-  function requests(workload: Manifest, replicas = workload.spec.replicas ?? 1): { cpu: number; memory: number } {
+  function sum(workload: Manifest, kind: 'requests' | 'limits', replicas = workload.spec.replicas ?? 1): { cpu: number; memory: number } {
     const containers = podSpecOf(workload).containers;
     return {
-      cpu: replicas * containers.reduce((sum: number, container: Manifest) => sum + millicores(container.resources.requests.cpu), 0),
-      memory: replicas * containers.reduce((sum: number, container: Manifest) => sum + mebibytes(container.resources.requests.memory), 0),
+      cpu: replicas * containers.reduce((total: number, container: Manifest) => total + millicores(container.resources[kind].cpu ?? '0'), 0),
+      memory: replicas * containers.reduce((total: number, container: Manifest) => total + mebibytes(container.resources[kind].memory), 0),
     };
   }
-  const always = pods.filter((pod) => pod.kind !== 'CronJob').map((pod) => requests(pod));
-  const steady = always.reduce((sum, one) => ({ cpu: sum.cpu + one.cpu, memory: sum.memory + one.memory }));
-  const job = requests(workload('ingest'), 1);
-  const surge = requests(workload('retrieval'), workload('retrieval').spec.strategy.rollingUpdate.maxSurge);
-  const peak = { cpu: steady.cpu + job.cpu + surge.cpu, memory: steady.memory + job.memory + surge.memory };
+  const add = (a: { cpu: number; memory: number }, b: { cpu: number; memory: number }) => ({ cpu: a.cpu + b.cpu, memory: a.memory + b.memory });
+  /** Always running, plus the ingest job (the backup job runs before it, never beside it) and a rollout's extra API pod. */
+  function totals(kind: 'requests' | 'limits') {
+    const steady = pods.filter((pod) => pod.kind !== 'CronJob').map((pod) => sum(pod, kind)).reduce(add);
+    const surge = sum(workload('retrieval'), kind, workload('retrieval').spec.strategy.rollingUpdate.maxSurge);
+    return { steady, peak: add(add(steady, sum(workload('ingest'), kind, 1)), surge) };
+  }
+  const { steady, peak } = totals('requests');
+  const limits = totals('limits');
 
-  it('is sized in the runbook from the requests as they are', () => {
+  /**
+   * What GKE leaves to pods on a node: 25 % of the first 4 GiB of memory, 20 % of the next 4, 10 % of the
+   * next 8, 6 % of the next 112, 2 % above, and 100 MiB for eviction; CPU 6 % of the first core, 1 % of
+   * the second, 0.5 % of the next two, 0.25 % above (https://cloud.google.com/kubernetes-engine/docs/concepts/plan-node-sizes).
+   * Less what the runbook allows GKE's own DaemonSets: 0.4 CPU and 0.5 GiB.
+   */
+  function forPods(vcpus: number, gib: number): { cpu: number; memory: number } {
+    const tiers = [[4, 0.25], [4, 0.2], [8, 0.1], [112, 0.06], [Infinity, 0.02]] as const;
+    let left = gib;
+    let reserved = 0;
+    for (const [size, share] of tiers) {
+      reserved += Math.min(left, size) * share;
+      left -= Math.min(left, size);
+    }
+    const cpuReserved = [60, 10, 5, 5].slice(0, vcpus).reduce((a, b) => a + b, 0) + Math.max(0, vcpus - 4) * 2.5;
+    return { cpu: vcpus * 1000 - cpuReserved - 400, memory: (gib - reserved) * 1024 - 100 - 512 };
+  }
+
+  it('is sized in the runbook from the requests and limits as they are', () => {
     const runbook = readFileSync(join(ragDir, 'README.md'), 'utf8');
     expect(runbook).toContain(`| **always running** | **${steady.cpu}m** | **${steady.memory}Mi`);
     expect(runbook).toContain(`| **peak** | **${peak.cpu}m** | **${peak.memory}Mi`);
-    expect(runbook).toContain('--machine-type e2-standard-4');
+    expect(runbook).toMatch(new RegExp(`\\| \\*\\*always running\\*\\* .* \\| \\*\\*${limits.steady.memory}Mi`));
+    expect(runbook).toMatch(new RegExp(`\\| \\*\\*peak\\*\\* .* \\| \\*\\*${limits.peak.memory}Mi`));
+    expect(runbook).toContain('--machine-type e2-highmem-4 --node-labels workload=rag');
   });
 
-  it('fits one e2-standard-4 at the peak (3.92 CPU and about 13 GiB allocatable, less GKE\'s DaemonSets), not an e2-standard-2', () => {
-    expect(peak.cpu).toBeLessThanOrEqual(3920 - 400);
-    expect(peak.memory).toBeLessThanOrEqual(13 * 1024 - 512);
-    expect(steady.cpu).toBeGreaterThan(1930 - 400);
+  it('fits one e2-highmem-4 (4 vCPU, 32 GiB) at the peak: requests and memory limits, so no pod is killed for a neighbour', () => {
+    const node = forPods(4, 32);
+    expect(peak.cpu).toBeLessThanOrEqual(node.cpu);
+    expect(peak.memory).toBeLessThanOrEqual(node.memory);
+    expect(limits.peak.memory, `limits ${limits.peak.memory} MiB, node ${node.memory} MiB`).toBeLessThanOrEqual(node.memory);
+  });
+
+  it('would not fit the limits on the seed\'s e2-standard-4, nor the requests on an e2-standard-2', () => {
+    expect(limits.peak.memory).toBeGreaterThan(forPods(4, 16).memory);
+    expect(steady.cpu).toBeGreaterThan(forPods(2, 8).cpu);
   });
 });

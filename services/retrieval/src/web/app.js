@@ -21,6 +21,15 @@
   const keyInput = document.getElementById('api-key');
   const notCovered = document.getElementById('not-covered');
   const passagePanel = document.getElementById('passage-panel');
+  const searchQuery = document.getElementById('search-query');
+  const threadPanel = document.getElementById('thread');
+  const threadTurns = document.getElementById('thread-turns');
+  const followUpForm = document.getElementById('follow-up-form');
+  const followUp = document.getElementById('follow-up');
+
+  /** What POST /chat accepts of earlier turns (RAG_CONVERSATION_TOO_LONG past it): the oldest are dropped first. */
+  const MAX_HISTORY_PAIRS = 10;
+  const MAX_HISTORY_CHARS = 16000;
 
   /** A `[source#chunk]` label in an answer. */
   const CITATION = /\[([^\[\]\s]+#\d+)\]/g;
@@ -41,6 +50,10 @@
   let current = null;
   /** The last question asked, run again once a key is given after a 401. */
   let last = null;
+  /** The conversation's earlier turns, [{question, answer}], oldest first; empty for a new conversation. */
+  let thread = [];
+  /** The turn on screen once its answer is complete: it joins the thread when a follow-up is asked. */
+  let answered = null;
 
   function element(tag, className, text) {
     const node = document.createElement(tag);
@@ -82,6 +95,8 @@
     passagePanel.hidden = true;
     mode.hidden = true;
     usage.hidden = true;
+    searchQuery.hidden = true;
+    followUpForm.hidden = true;
     unknown.hidden = true;
     citations.replaceChildren();
     resultsPanel.hidden = true;
@@ -259,8 +274,17 @@
     if (list.length === 0) citations.append(element('li', 'none', 'No passage was cited.'));
   }
 
+  function renderSearchQuery(text) {
+    if (!text) return;
+    searchQuery.textContent = 'searched for: ' + text;
+    searchQuery.hidden = false;
+  }
+
   function renderDone(done) {
     renderAnswer(done.answer);
+    renderSearchQuery(done.search_query);
+    answered = { question: last.query, answer: done.answer };
+    followUpForm.hidden = false;
     notCovered.hidden = (done.citations || []).length > 0;
     renderCitations(done.citations || []);
     mode.textContent = done.mode;
@@ -280,6 +304,7 @@
   function handleEvent(name, data) {
     if (name === 'citations') {
       renderCitations(data.citations);
+      renderSearchQuery(data.search_query);
       answerPanel.hidden = false;
     } else if (name === 'token') {
       answer.append(data.text);
@@ -304,9 +329,33 @@
     return { name: name, data: data.length > 0 ? JSON.parse(data.join('\n')) : null };
   }
 
+  /** The most recent turns within the bounds of POST /chat. */
+  function historyToSend() {
+    const kept = [];
+    let chars = 0;
+    for (let index = thread.length - 1; index >= 0 && kept.length < MAX_HISTORY_PAIRS; index -= 1) {
+      chars += thread[index].question.length + thread[index].answer.length;
+      if (chars > MAX_HISTORY_CHARS) break;
+      kept.unshift(thread[index]);
+    }
+    return kept;
+  }
+
+  function renderThread() {
+    threadTurns.replaceChildren();
+    for (const turn of thread) {
+      const item = element('li', 'turn');
+      item.append(element('p', 'turn-question', turn.question), element('p', 'turn-answer', turn.answer));
+      threadTurns.append(item);
+    }
+    threadPanel.hidden = thread.length === 0;
+  }
+
   async function ask(query, signal) {
     setBusy(true, 'Retrieving passages…');
-    const response = await post('/chat', { query: query, stream: true }, signal, 'text/event-stream');
+    const history = historyToSend();
+    const body = history.length > 0 ? { query: query, history: history, stream: true } : { query: query, stream: true };
+    const response = await post('/chat', body, signal, 'text/event-stream');
     const type = response.headers.get('content-type') || '';
     if (!response.ok || !type.includes('text/event-stream')) {
       const error = await errorOf(response);
@@ -360,9 +409,38 @@
       });
   }
 
+  /** Starts a new conversation: the thread and the answer on screen are cleared. */
+  function newConversation() {
+    if (current) current.abort();
+    thread = [];
+    answered = null;
+    renderThread();
+    reset();
+  }
+
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    start(event.submitter && event.submitter.value === 'search' ? 'search' : 'ask', question.value);
+    const action = event.submitter && event.submitter.value === 'search' ? 'search' : 'ask';
+    // The question box starts a conversation; follow-ups are asked in the box under the answer.
+    if (action === 'ask') newConversation();
+    start(action, question.value);
+  });
+
+  followUpForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const text = followUp.value.trim();
+    if (!text || !answered) return;
+    thread.push(answered);
+    answered = null;
+    renderThread();
+    followUp.value = '';
+    start('ask', text);
+  });
+
+  document.getElementById('new-conversation').addEventListener('click', () => {
+    newConversation();
+    question.value = '';
+    question.focus();
   });
 
   keyForm.addEventListener('submit', (event) => {

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createChatModel, createLogger, isRagError, loadConfig, type Config, type Logger } from '@rag/core';
 import { evaluateAnswers, type AnswerEvaluation } from './answers.ts';
@@ -33,7 +34,8 @@ const USAGE = `Usage:
 --ladder, --tune-fusion
               for each set and each --model (an EMBED_MODEL): BM25, dense only, hybrid RRF, and hybrid with RRF
               parameters tuned on the other half of the questions; writes <report-dir>/ladder.md and
-              <report-dir>/fusion-tuning.md (the chosen parameters and their gain on held-out questions)
+              <report-dir>/fusion-tuning.md (the chosen parameters and their gain on held-out questions);
+              --ladder-render --report-dir <dir> rewrites both from <dir>/ladder.json (after editing their notes)
 Golden sets gate on \`gate:\`, or on \`hybrid_gate:\` when a dense model is configured (EMBED_MODEL or EMBED_URL).`;
 
 /** The repository root: golden sets name their corpus relative to it. */
@@ -175,12 +177,17 @@ async function evaluateLadder(questionFiles: string[], beirDirs: string[], model
       entries.push(entry);
     }
   }
+  await writeLadderReports(entries, reportDir);
+}
+
+/** ladder.json holds every entry whole, so `--ladder-render` can rewrite both reports (with new notes) without searching again. */
+async function writeLadderReports(entries: LadderEntry[], reportDir: string | undefined): Promise<void> {
   const dir = reportDir?.replace(/\/+$/, '');
   const ladder = ladderMarkdown(entries, dir ? await readNotes(`${dir}/ladder.md`) : undefined);
   const tuning = tuningMarkdown(entries, dir ? await readNotes(`${dir}/fusion-tuning.md`) : undefined);
   process.stdout.write(`${ladder}\n${tuning}\n`);
   if (dir) {
-    await writeReport(`${dir}/ladder.md`, ladder, entries.map(({ tuning: _tuning, ...entry }) => entry));
+    await writeReport(`${dir}/ladder.md`, ladder, entries);
     await writeReport(`${dir}/fusion-tuning.md`, tuning, entries.map(({ set, kind, model, tuning: outcome }) => ({ set, kind, model, ...outcome })));
     process.stdout.write(`Wrote ${dir}/ladder.md, ${dir}/fusion-tuning.md and their JSON\n`);
   }
@@ -202,6 +209,7 @@ async function main(argv: string[]): Promise<number> {
       ladder: { type: 'boolean', default: false },
       'tune-fusion': { type: 'boolean', default: false },
       model: { type: 'string', multiple: true },
+      'ladder-render': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -212,6 +220,12 @@ async function main(argv: string[]): Promise<number> {
   // A report on stdout reads better without the pipeline's info lines; LOG_LEVEL still wins.
   const config = loadConfig(undefined, { LOG_LEVEL: 'warn' });
   const logger = createLogger(config.LOG_LEVEL, { format: config.LOG_FORMAT });
+  if (values['ladder-render']) {
+    const dir = values['report-dir'];
+    if (!dir) throw new UsageError('--ladder-render rewrites <report-dir>/ladder.md and fusion-tuning.md from <report-dir>/ladder.json: give --report-dir');
+    await writeLadderReports(JSON.parse(await readFile(`${dir.replace(/\/+$/, '')}/ladder.json`, 'utf8')) as LadderEntry[], dir);
+    return 0;
+  }
   if (values.ladder || values['tune-fusion']) {
     if (values.url) throw new UsageError('--ladder runs in process: drop --url');
     await evaluateLadder(values.questions ?? [], values.beir ?? [], values.model ?? [], values['report-dir'], config, logger);

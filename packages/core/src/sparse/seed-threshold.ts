@@ -29,8 +29,11 @@ export function seedThreshold(
   if (strongest === undefined || strongest.bound <= 0) return -Infinity;
   const slots = strongestSlots(strongest, limit, isEligible);
   if (slots.length < limit) return -Infinity;
+  // Ascending slots, so each list is walked forward once rather than searched from its start per slot.
+  slots.sort((a, b) => a - b);
+  const cursors = new Int32Array(terms.length);
   let lowest = Infinity;
-  for (const slot of slots) lowest = Math.min(lowest, exactScore(terms, byQueryPosition, slot));
+  for (const slot of slots) lowest = Math.min(lowest, exactScore(terms, byQueryPosition, slot, cursors));
   return lowest;
 }
 
@@ -46,12 +49,16 @@ function strongestSlots(term: QueryTerm, limit: number, isEligible: (slot: numbe
   return best.sorted().map(({ id }) => Number(id));
 }
 
-/** The slot's score, summed in query order as the search sums it, so both give the same double. */
-function exactScore(terms: readonly QueryTerm[], byQueryPosition: readonly number[], slot: number): number {
+/**
+ * The slot's score, summed in query order as the search sums it, so both give the same double. `cursors[k]`:
+ * where terms[k]'s list is read from; it is left at the slot, so ascending slots walk each list once.
+ */
+function exactScore(terms: readonly QueryTerm[], byQueryPosition: readonly number[], slot: number, cursors: Int32Array): number {
   let score = 0;
   for (const k of byQueryPosition) {
     const { list, weight } = terms[k]!;
-    const position = list.seek(0, slot);
+    const position = list.seek(cursors[k]!, slot);
+    cursors[k] = position;
     if (position < list.length && list.slots[position] === slot) score += weight * list.weights[position]!;
   }
   return score;

@@ -1,0 +1,89 @@
+/**
+ * The in-process sparse leg at two scales, without HTTP: ../shared/corpora/argo-cd-docs chunked as the
+ * ingest chunks it (CHUNK_SIZE 1200, overlap 200), BM25-encoded, into one SparseIndex (×1) and into
+ * another holding `--scale` copies (×22 by default, ids per copy). Two query loads, interleaved
+ * round by round so both scales see the same machine load: corpus-derived phrases (heading + first
+ * words, bench/argo-cd-queries.ts) and natural-language questions (the golden sets' questions and the
+ * Argo CD questions written for issue 22). Each search asks for 20 matches, what the retriever asks
+ * the store for (MIN_PREFETCH). Reports CPU time (process.cpuUsage) and wall time per query.
+ *
+ *   pnpm exec tsx bench/sparse-scale.ts [--scale N] [--rounds R]
+ */
+import { readFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { chunkMarkdown } from '../packages/core/src/chunking/chunk-markdown.ts';
+import { encodeDocument, encodeQuery } from '../packages/core/src/sparse/bm25-encoder.ts';
+import { SparseIndex } from '../packages/core/src/sparse/sparse-index.ts';
+import type { SparseVector } from '../packages/core/src/domain.ts';
+import { ARGO_CD_QUESTIONS, buildQueries, goldenQuestions, markdownFiles } from './argo-cd-queries.ts';
+
+const repositoryRoot = fileURLToPath(new URL('../', import.meta.url));
+const corpus = join(repositoryRoot, '../shared/corpora/argo-cd-docs');
+const GOLDEN_SETS = ['eval/golden/project-docs.yaml', 'eval/golden/vllm-gke.yaml'].map((path) => join(repositoryRoot, path));
+const LIMIT = 20;
+
+interface Cost {
+  cpuMs: number[];
+  wallMs: number[];
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { scale: { type: 'string', default: '22' }, rounds: { type: 'string', default: '3' } } });
+  const scale = Number(values.scale);
+  const rounds = Number(values.rounds);
+  const documents = await chunkVectors();
+  const one = indexOf(documents, 1);
+  const many = indexOf(documents, scale);
+  const loads: Record<string, SparseVector[]> = {
+    phrases: (await buildQueries(corpus)).queries.map((query) => encodeQuery(query)),
+    questions: [...(await goldenQuestions(GOLDEN_SETS)), ...ARGO_CD_QUESTIONS].map((question) => encodeQuery(question)),
+  };
+  console.log(`chunks ×1 ${one.size}, ×${scale} ${many.size}; load average ${loadavg().map((load) => load.toFixed(1)).join(' ')}`);
+  for (const [load, queries] of Object.entries(loads)) {
+    const costs = { one: { cpuMs: [], wallMs: [] } as Cost, many: { cpuMs: [], wallMs: [] } as Cost };
+    for (let round = 0; round < rounds; round++) {
+      for (const query of queries) {
+        time(one, query, costs.one);
+        time(many, query, costs.many);
+      }
+    }
+    const line = (name: string, cost: Cost) => `${name}: CPU ${mean(cost.cpuMs).toFixed(3)} ms/query, wall p50 ${median(cost.wallMs).toFixed(3)} ms`;
+    const ratio = mean(costs.many.cpuMs) / mean(costs.one.cpuMs);
+    console.log(`${load} (${queries.length}, mean ${meanTerms(queries).toFixed(1)} terms): ${line('×1', costs.one)}; ${line(`×${scale}`, costs.many)}; CPU ×${scale}/×1 = ${ratio.toFixed(2)}`);
+  }
+  console.log(`load average after ${loadavg().map((load) => load.toFixed(1)).join(' ')}`);
+}
+
+function time(index: SparseIndex, query: SparseVector, cost: Cost): void {
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  index.search(query, LIMIT);
+  cost.wallMs.push(performance.now() - start);
+  const used = process.cpuUsage(cpu);
+  cost.cpuMs.push((used.user + used.system) / 1000);
+}
+
+async function chunkVectors(): Promise<SparseVector[]> {
+  const vectors: SparseVector[] = [];
+  for (const path of (await markdownFiles(corpus)).sort()) {
+    const chunks = chunkMarkdown(await readFile(path, 'utf8'), relative(corpus, path), { chunkSize: 1200, chunkOverlap: 200 });
+    for (const chunk of chunks) vectors.push(encodeDocument(chunk.text));
+  }
+  return vectors;
+}
+
+function indexOf(documents: readonly SparseVector[], copies: number): SparseIndex {
+  const index = new SparseIndex();
+  for (let copy = 0; copy < copies; copy++) documents.forEach((vector, position) => index.upsert(`${copy}/${position}`, vector));
+  index.trimToSize();
+  return index;
+}
+
+const mean = (values: number[]) => values.reduce((total, value) => total + value, 0) / values.length;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const meanTerms = (queries: SparseVector[]) => mean(queries.map((query) => query.indices.length));
+
+await main();

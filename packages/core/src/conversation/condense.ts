@@ -43,6 +43,7 @@ export function condensedQuery(reply: string): string | undefined {
     .map((text) => text.trim())
     .find((text) => text !== '');
   if (!line) return undefined;
-  const query = line.replace(/^(standalone search query|search query|query)\s*:\s*/i, '').replace(/^["'`]+|["'`]+$/g, '').trim();
+  const unquote = (text: string) => text.replace(/^["'`]+|["'`]+$/g, '').trim();
+  const query = unquote(unquote(line).replace(/^(standalone search query|search query|query)\s*:\s*/i, ''));
   return query === '' || query.length > MAX_CONDENSED_CHARS ? undefined : query;
 }

@@ -7,6 +7,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProductionStack } from './production-stack.ts';
 import { postJson, startTestStack } from './test-stack.ts';
@@ -88,5 +90,53 @@ describe.each(stacks)('search controls on /search (%s)', (_, start) => {
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe(code);
     expect(response.body.error.message).toContain(field);
+  });
+});
+
+describe('the same controls on /chat, /v1/chat/completions and the MCP tools', () => {
+  let stack: Stack;
+  let mcp: Client;
+  beforeAll(async () => {
+    stack = await startTestStack({ folder });
+    mcp = new Client({ name: 'search-controls-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`)));
+  }, 60_000);
+  afterAll(async () => {
+    await mcp?.close();
+    await stack?.close();
+  });
+
+  const docsOnly = { meta: { team: 'docs' } };
+  const sourcesOf = (items: Array<{ source: string }>) => new Set(items.map((item) => item.source));
+
+  it('/chat answers from the matching documents only, and refuses a bad filter', async () => {
+    const response = await postJson(stack.baseUrl, '/chat', { query: 'Who approves a deployment?', filter: { source: 'ops/**' } });
+    expect(response.status).toBe(200);
+    expect(response.body.citations.length).toBeGreaterThan(0);
+    expect([...sourcesOf(response.body.citations)].every((source) => source.startsWith('ops/'))).toBe(true);
+    const docs = await postJson(stack.baseUrl, '/chat', { query: 'Who approves a deployment?', filter: docsOnly, max_per_source: 1 });
+    expect([...sourcesOf(docs.body.citations)].every((source) => source.startsWith('team/'))).toBe(true);
+    const bad = await postJson(stack.baseUrl, '/chat', { query: 'x', filter: { type: [] } });
+    expect(bad.body.error.code).toBe('RAG_INVALID_FILTER');
+  });
+
+  it('/v1/chat/completions takes them as extra body fields', async () => {
+    const body = { model: 'rag', messages: [{ role: 'user', content: 'Who approves a deployment?' }] };
+    const filtered = await postJson(stack.baseUrl, '/v1/chat/completions', { ...body, filter: { source: 'ops/**' } });
+    expect(filtered.status).toBe(200);
+    expect(JSON.stringify(filtered.body)).not.toContain('team/');
+    const bad = await postJson(stack.baseUrl, '/v1/chat/completions', { ...body, max_per_source: 'one' });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('RAG_INVALID_MAX_PER_SOURCE');
+  });
+
+  it('the MCP search and ask tools take filter and max_per_source', async () => {
+    const searched = (await mcp.callTool({ name: 'search', arguments: { query: QUESTION, k: 5, max_per_source: 1 } })) as unknown as { structuredContent: { passages: Array<{ source: string }> } };
+    expect(searched.structuredContent.passages).toHaveLength(4);
+    expect(sourcesOf(searched.structuredContent.passages).size).toBe(4);
+    const filtered = (await mcp.callTool({ name: 'search', arguments: { query: QUESTION, filter: { source: 'team/**' } } })) as unknown as { structuredContent: { passages: Array<{ source: string }> } };
+    expect(sourcesOf(filtered.structuredContent.passages)).toEqual(new Set(['team/notes.md', 'team/faq.markdown']));
+    const asked = (await mcp.callTool({ name: 'ask', arguments: { question: 'Who approves a deployment?', filter: { source: 'ops/**' } } })) as unknown as { structuredContent: { citations: Array<{ source: string }> } };
+    expect([...sourcesOf(asked.structuredContent.citations)].every((source) => source.startsWith('ops/'))).toBe(true);
   });
 });

@@ -11,6 +11,7 @@ import type { Logger } from '../logger.ts';
 import { timed, type Telemetry } from '../telemetry.ts';
 import { inSpan, inStreamSpan, inSyncSpan, modelCallSpan, suiteTracer } from '../tracing/spans.ts';
 import type { Retriever } from './retrieve.ts';
+import type { SearchControls } from '../search-filter/search-controls.ts';
 
 export type AnswerMode = 'llm' | 'extractive';
 
@@ -61,15 +62,15 @@ export class Answerer {
    * `earlier`: the conversation's earlier turns, oldest first: a follow-up is searched for with a query made
    * from them (searchQueryFor), and answered as the user asked it, the turns before it in the prompt.
    */
-  async answer(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, earlier: readonly ConversationTurn[] = []): Promise<ChatAnswer> {
+  async answer(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, earlier: readonly ConversationTurn[] = [], controls: SearchControls = {}): Promise<ChatAnswer> {
     const search = await searchQueryFor(question, earlier, this.options, signal);
-    const { passages, reranked } = await this.relevantPassages(search.text, k, visibleGroups, signal);
+    const { passages, reranked } = await this.relevantPassages(search.text, k, visibleGroups, signal, controls);
     return { ...(await this.answerFrom(question, search, passages, earlier, signal)), reranked, ...searchQueryField(search) };
   }
 
-  async *stream(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, earlier: readonly ConversationTurn[] = []): AsyncIterable<AnswerStreamEvent> {
+  async *stream(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, earlier: readonly ConversationTurn[] = [], controls: SearchControls = {}): AsyncIterable<AnswerStreamEvent> {
     const search = await searchQueryFor(question, earlier, this.options, signal);
-    const { passages, reranked } = await this.relevantPassages(search.text, k, visibleGroups, signal);
+    const { passages, reranked } = await this.relevantPassages(search.text, k, visibleGroups, signal, controls);
     const chatModel = this.options.chatModel;
     if (passages.length === 0 || !chatModel) {
       const answer = { ...(passages.length === 0 ? this.notCovered() : this.extractive(search.text, passages)), reranked, ...searchQueryField(search) };
@@ -131,8 +132,9 @@ export class Answerer {
     k: number,
     visibleGroups: readonly string[],
     signal?: AbortSignal,
+    controls: SearchControls = {},
   ): Promise<{ passages: SearchHit[]; reranked: boolean | undefined }> {
-    const { hits, reranked } = await this.options.retriever.retrieve(question, k, visibleGroups, signal);
+    const { hits, reranked } = await this.options.retriever.retrieve(question, k, visibleGroups, signal, controls);
     const best = hits[0];
     const relevant = best !== undefined && this.isRelevant(question, best);
     return { passages: relevant ? hits : [], reranked };

@@ -100,6 +100,8 @@ export class QdrantStore implements VectorStore {
   private denseModel: string | undefined;
   /** Opened without creating a missing collection (a dry run): it reads as empty. */
   private absent = false;
+  /** Whether this process made sure of the metadata indexes (ensureMetadataIndexes). */
+  private metadataIndexesChecked = false;
 
   constructor(private readonly options: QdrantStoreOptions) {
     this.collection = options.collection ?? 'docs-v2';
@@ -117,7 +119,6 @@ export class QdrantStore implements VectorStore {
       this.assertSameLanguage(existing);
       // A collection made before access groups existed gets their index; a dry run writes nothing.
       if (options.create !== false && !hasPayloadIndex(existing, GROUPS)) await this.createGroupsIndexIfAllowed();
-      if (options.create !== false) await this.createMetadataIndexesIfMissing(existing);
       if (options.context) await this.checkContext(existing, options.context, options.create !== false);
       return;
     }
@@ -137,6 +138,7 @@ export class QdrantStore implements VectorStore {
     if (this.denseModel && chunks.some((chunk) => chunk.dense === undefined)) {
       throw new RagError('RAG_MODEL_MISMATCH', `(Collection "${this.collection}" holds dense vectors of ${this.denseModel}; configure that embedder to write to it.)`);
     }
+    if (chunks.some((chunk) => chunk.metadata !== undefined)) await this.ensureMetadataIndexes();
     const batchSize = this.options.upsertBatchSize ?? 64;
     for (const batch of inBatches(chunks, batchSize)) {
       const points = batch.map(toPoint);
@@ -160,6 +162,7 @@ export class QdrantStore implements VectorStore {
 
   /** One set_payload call over the document's points: only the metadata keys change (`meta` as a whole). */
   async setMetadata(source: string, metadata: DocumentMetadata): Promise<void> {
+    await this.ensureMetadataIndexes();
     await this.run(() => this.client.setPayload(this.collection, { wait: true, payload: metadataPayload(metadata), filter: sourceFilter(source) }));
   }
 
@@ -245,14 +248,20 @@ export class QdrantStore implements VectorStore {
     return facet.hits.map((hit) => String(hit.value)).filter((source) => matches(source));
   }
 
-  /** The metadata filters' indexes, on a collection made before them; a read-only key leaves them to the writer. */
-  private async createMetadataIndexesIfMissing(info: unknown): Promise<void> {
+  /**
+   * The metadata filters' indexes, made by the first write that carries metadata (a collection made before
+   * metadata gets them then; opening never writes them, so a read-only service never tries).
+   */
+  private async ensureMetadataIndexes(): Promise<void> {
+    if (this.metadataIndexesChecked) return;
+    const info = await this.collectionInfo();
     for (const { field: name, schema } of METADATA_PAYLOAD_INDEXES) {
       if (hasPayloadIndex(info, name)) continue;
       await this.run(() => this.client.createPayloadIndex(this.collection, { wait: true, field_name: name, field_schema: schema })).catch((error: unknown) => {
         if (!isStatus(error, 403)) throw error;
       });
     }
+    this.metadataIndexesChecked = true;
   }
 
   /** Creates the collection and its `source` index; false when it already existed (409). */
@@ -275,7 +284,6 @@ export class QdrantStore implements VectorStore {
     // such a filter scans every point.
     await this.createKeywordIndex('source');
     await this.createKeywordIndex(GROUPS);
-    await this.createMetadataIndexesIfMissing(undefined);
     return true;
   }
 

@@ -1,5 +1,5 @@
 import type { AnswerStreamEvent, Answerer, ChatAnswer, Citation } from '@rag/core';
-import { toRagError } from '@rag/core';
+import { parseSearchControls, toRagError } from '@rag/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, logRequestError } from '../error-handler.ts';
 import { abortOnClientClose } from '../request-abort.ts';
@@ -68,11 +68,12 @@ async function streamAnswer(reply: FastifyReply, events: AsyncIterable<AnswerStr
 export function registerChatRoute(app: FastifyInstance, deps: { answerer: Answerer; storeGate?: OpenGate | undefined; defaultK: number }): void {
   app.post('/chat', async (request, reply) => {
     const { query, k, stream, earlier } = parseChatRequest(request.body);
+    const controls = parseSearchControls(request.body as Record<string, unknown>);
     const signal = abortOnClientClose(reply);
     // Before any stream starts, so that a store still unopened is a plain JSON 503, not an SSE error event.
     await deps.storeGate?.ready(signal);
     const visibleGroups = visibleGroupsOf(request);
-    if (wantsStream(request, stream)) return streamAnswer(reply, deps.answerer.stream(query, k ?? deps.defaultK, visibleGroups, signal, earlier));
-    return answerJson(await deps.answerer.answer(query, k ?? deps.defaultK, visibleGroups, signal, earlier));
+    if (wantsStream(request, stream)) return streamAnswer(reply, deps.answerer.stream(query, k ?? deps.defaultK, visibleGroups, signal, earlier, controls));
+    return answerJson(await deps.answerer.answer(query, k ?? deps.defaultK, visibleGroups, signal, earlier, controls));
   });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RagError, recentTurns, toRagError, type AnswerStreamEvent, type Answerer, type ChatAnswer, type Citation, type ConversationTurn } from '@rag/core';
+import { parseSearchControls, RagError, recentTurns, toRagError, type AnswerStreamEvent, type Answerer, type ChatAnswer, type Citation, type ConversationTurn, type SearchControls } from '@rag/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { logRequestError, toHttpError } from '../error-handler.ts';
@@ -37,7 +37,7 @@ function conversationOf(messages: Message[]): { question: string; earlier: Conve
   return { question, earlier: recentTurns(turns) };
 }
 
-function parseRequest(body: unknown): { question: string; earlier: ConversationTurn[]; stream: boolean } {
+function parseRequest(body: unknown): { question: string; earlier: ConversationTurn[]; stream: boolean; controls: SearchControls } {
   if (body === undefined || body === null || body === '') throw new RagError('RAG_EMPTY_BODY');
   const parsed = chatCompletionRequest.safeParse(body);
   if (!parsed.success) {
@@ -45,7 +45,8 @@ function parseRequest(body: unknown): { question: string; earlier: ConversationT
     throw new RagError('RAG_INVALID_REQUEST', `"${issue.path.join('.')}": ${issue.message}.`);
   }
   if (parsed.data.model !== RAG_MODEL_ID) throw new RagError('RAG_UNKNOWN_MODEL', `Got "${parsed.data.model}".`);
-  return { ...conversationOf(parsed.data.messages), stream: parsed.data.stream === true };
+  // filter and max_per_source as extra body fields (the OpenAI SDKs send them with extra_body / a cast).
+  return { ...conversationOf(parsed.data.messages), stream: parsed.data.stream === true, controls: parseSearchControls(parsed.data) };
 }
 
 function citationJson(citation: Citation) {
@@ -149,14 +150,14 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRouteDepe
       data: [{ id: RAG_MODEL_ID, object: 'model', created: MODEL_CREATED, owned_by: 'rag-suite' }],
     }));
     v1.post('/v1/chat/completions', async (request, reply) => {
-      const { question, earlier, stream } = parseRequest(request.body);
+      const { question, earlier, stream, controls } = parseRequest(request.body);
       const signal = abortOnClientClose(reply);
       await deps.storeGate?.ready(signal);
       const visibleGroups = visibleGroupsOf(request);
       const id = `chatcmpl-${randomUUID()}`;
       const created = Math.floor(Date.now() / 1000);
-      if (stream) return streamCompletion(reply, id, created, deps.answerer.stream(question, deps.defaultK, visibleGroups, signal, earlier));
-      return completionJson(id, created, await deps.answerer.answer(question, deps.defaultK, visibleGroups, signal, earlier));
+      if (stream) return streamCompletion(reply, id, created, deps.answerer.stream(question, deps.defaultK, visibleGroups, signal, earlier, controls));
+      return completionJson(id, created, await deps.answerer.answer(question, deps.defaultK, visibleGroups, signal, earlier, controls));
     });
   });
 }

@@ -14,6 +14,9 @@ export { maxPerSourceSchema, parseSearchControls, searchFilterSchema, toSearchFi
 export { untilAborted } from './until-aborted.ts';
 export type { ChatMessage, ChatModel, ChatCompletion, ChatStreamEvent, CompletionOptions, TokenUsage } from './chat/chat-model.ts';
 export * from './conversation/conversation.ts';
+export type { DocumentLocation, DocumentOrigin } from './documents/document-origin.ts';
+export { FolderDocuments } from './documents/folder-documents.ts';
+export { createDocumentOrigin } from './documents/create-document-origin.ts';
 export { CONDENSE_PROMPT_VERSION, condenseMessages, condensedQuery } from './conversation/condense.ts';
 export { expandFollowUp } from './conversation/expand-follow-up.ts';
 export { searchQueryFor, type SearchQuery, type SearchQueryMethod } from './conversation/search-query.ts';
@@ -42,3 +45,4 @@ export { TeiReranker } from './rerankers/tei.ts';
 export { QdrantStore } from './stores/qdrant.ts';
 export { OpenAiGatewayChatModel } from './chat/openai-gateway.ts';
 export { queryCoverage } from './chat/query-coverage.ts';
+export { QdrantAliases, type QdrantAliasesOptions } from './stores/qdrant-aliases.ts';

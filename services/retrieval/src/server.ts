@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import {
   Answerer,
   createChatModel,
+  createDocumentOrigin,
   createEmbedder,
   createReranker,
   createStore,
@@ -18,6 +19,7 @@ import { buildApp } from './app.ts';
 import { loadApiKeys, type ApiKeys } from './auth/api-keys.ts';
 import { GracefulShutdown } from './graceful-shutdown.ts';
 import { EmbedActivity } from './embed-activity.ts';
+import { withPinnedCollection } from './pinned-collection.ts';
 import { readinessChecks } from './readiness-checks.ts';
 import { StoreGate } from './store-gate.ts';
 import { runEntryPoint } from './run-entry-point.ts';
@@ -31,7 +33,7 @@ async function main(config: Config, logger: Logger): Promise<void> {
   // Off (no-op API, nothing created) unless OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set.
   const tracing = startTracing(config, { serviceName: 'rag-retrieval' });
   const telemetry = new Telemetry();
-  const store = await createStore(config);
+  const store = await createStore(await withPinnedCollection(config, logger));
   // Successful query embeddings keep /readyz's embed check ready while TEI is slow (embed-activity.ts).
   const embedActivity = new EmbedActivity();
   const configuredEmbedder = await createEmbedder(config, logger);
@@ -63,6 +65,7 @@ async function main(config: Config, logger: Logger): Promise<void> {
     logger,
     isDraining: shutdown.isDraining,
     apiKeys,
+    documents: await createDocumentOrigin(config),
   });
   shutdown.attach(app);
   await app.listen({ port: config.PORT, host: config.HOST });

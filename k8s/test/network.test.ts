@@ -77,6 +77,12 @@ const paths: Array<readonly [Peer, Peer, number]> = [
   scrape('kube-state-metrics', 8080),
   [inRag('grafana'), inRag('prometheus'), 9090],
   [inRag('prometheus'), inRag('alertmanager'), 9093],
+  [inRag('retrieval'), inRag('otel-collector'), 4318],
+  [inRag('ingest'), inRag('otel-collector'), 4318],
+  [inRag('embed-tei'), inRag('otel-collector'), 4317],
+  [inRag('rerank-tei'), inRag('otel-collector'), 4317],
+  [gateway, inRag('otel-collector'), 4318],
+  [inRag('otel-collector'), google, 443],
 ];
 
 const refused: Array<readonly [Peer, Peer, number]> = [
@@ -97,6 +103,8 @@ const refused: Array<readonly [Peer, Peer, number]> = [
   [client, inRag('docling-serve'), 5001],
   [inRag('qdrant-backup'), inRag('embed-tei'), 8080],
   [inRag('qdrant-backup'), gateway, 10080],
+  [client, inRag('otel-collector'), 4318],
+  [inRag('otel-collector'), inRag('qdrant'), 6333],
 ];
 
 const name = (peer: Peer) => (peer.ip ? peer.ip : `${peer.namespace}/${peer.app}`);

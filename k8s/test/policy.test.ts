@@ -48,7 +48,7 @@ function envOf(container: Manifest, name: string): Manifest {
 
 describe('every container of every workload', () => {
   it('covers all the workloads of the namespace', () => {
-    expect(pods.map((pod) => pod.metadata.name).sort()).toEqual(['alertmanager', 'docling-serve', 'embed-tei', 'embed-tei-ingest', 'grafana', 'ingest', 'kube-state-metrics', 'prometheus', 'qdrant', 'qdrant-backup', 'rerank-tei', 'retrieval']);
+    expect(pods.map((pod) => pod.metadata.name).sort()).toEqual(['alertmanager', 'docling-serve', 'embed-tei', 'embed-tei-ingest', 'grafana', 'ingest', 'kube-state-metrics', 'otel-collector', 'prometheus', 'qdrant', 'qdrant-backup', 'rerank-tei', 'retrieval']);
     expect(containers.length).toBeGreaterThanOrEqual(pods.length);
   });
 

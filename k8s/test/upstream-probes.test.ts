@@ -47,6 +47,13 @@ const upstreamHealthEndpoints: Record<string, Served[]> = {
   'prom/prometheus': [{ paths: ['/-/healthy', '/-/ready'], port: 9090, source: 'prometheus.io/docs/prometheus/latest/management_api ("Health check", "Readiness check")' }],
   'prom/alertmanager': [{ paths: ['/-/healthy', '/-/ready'], port: 9093, source: 'prometheus.io/docs/alerting/0.28/management_api' }],
   'grafana/grafana': [{ paths: ['/api/health'], port: 3000, source: 'grafana.com/docs/grafana/latest/developers/http_api/other ("Health API": GET /api/health)' }],
+  'otel/opentelemetry-collector-contrib': [
+    {
+      paths: ['/'],
+      port: 13133,
+      source: 'open-telemetry/opentelemetry-collector-contrib extension/healthcheckextension/README.md: endpoint 0.0.0.0:13133 (set in our config), path "/" by default',
+    },
+  ],
 };
 
 const objects = readKustomization(baseDir).objects;

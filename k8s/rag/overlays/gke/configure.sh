@@ -15,6 +15,7 @@ sed -e "s#^\(    newName: \).*/rag/retrieval\$#\1$registry/retrieval#" \
     -e "s#^\(      - GATEWAY_URL=\).*\$#\1$GATEWAY_URL#" \
     -e "s#^\(          iam.gke.io/gcp-service-account: rag-ingest-sa@\).*\$#\1$PROJECT_ID.iam.gserviceaccount.com#" \
     -e "s#^\(          iam.gke.io/gcp-service-account: rag-backup-sa@\).*\$#\1$PROJECT_ID.iam.gserviceaccount.com#" \
+    -e "s#^\(          iam.gke.io/gcp-service-account: rag-trace-sa@\).*\$#\1$PROJECT_ID.iam.gserviceaccount.com#" \
     -e "s#^\(        value: gs://\).*\(-backups/qdrant-snapshots/\)\$#\1$BUCKET\2#" \
     "$file" > "$file.new"
 mv "$file.new" "$file"

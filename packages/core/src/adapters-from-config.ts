@@ -27,7 +27,7 @@ export async function createStore(config: Config): Promise<VectorStore> {
     return new QdrantStore({ url: config.QDRANT_URL, apiKey: config.QDRANT_API_KEY, collection: config.collection, timeoutMs: config.STORE_TIMEOUT_MS, bm25Language: config.BM25_LANGUAGE });
   }
   const { LanceDbStore } = await loadOptionalModule(() => import('./stores/lancedb.ts'), 'the embedded store (unset QDRANT_URL)');
-  return new LanceDbStore({ dataDir: resolve(config.RAG_DATA_DIR), collection: config.collection, bm25Language: config.BM25_LANGUAGE });
+  return new LanceDbStore({ dataDir: resolve(config.RAG_DATA_DIR), collection: config.collection, bm25Language: config.BM25_LANGUAGE, annMinRows: config.EMBEDDED_ANN_MIN_ROWS });
 }
 
 export async function createEmbedder(config: Config, logger: Logger): Promise<Embedder | undefined> {

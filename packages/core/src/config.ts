@@ -30,6 +30,8 @@ export const configSchema = z
     /** A little under Kubernetes' default 30 s termination grace period, so draining ends before SIGKILL. */
     SHUTDOWN_TIMEOUT_MS: integer(0, 3_600_000).default(25_000),
     RAG_DATA_DIR: z.string().min(1).default('.rag'),
+    /** Rows from which the embedded store's compaction builds an IVF-PQ index for dense search (stores/lancedb-ann-index.ts). */
+    EMBEDDED_ANN_MIN_ROWS: integer(1, 1_000_000_000).default(50_000),
     RAG_COLLECTION: optionalText,
     QDRANT_URL: optionalUrl,
     QDRANT_API_KEY: optionalText,
@@ -71,6 +73,8 @@ export const configSchema = z
     CHUNK_OVERLAP: integer(0, 100_000).default(200),
     GCS_BUCKET: optionalText,
     GCS_PREFIX: z.string().default(''),
+    /** The folder that was ingested: GET /documents/<source> serves its files (GCS_BUCKET: signed URLs instead). */
+    RAG_DOCUMENTS_DIR: optionalText,
     DOCLING_URL: optionalUrl,
     DOCLING_API_KEY: optionalText,
     DOCLING_TIMEOUT_MS: integer(1, 3_600_000).default(600_000),

@@ -1,4 +1,5 @@
 import type { Table } from '@lancedb/lancedb';
+import { ANN_NPROBES, ANN_REFINE_FACTOR } from './lancedb-ann-index.ts';
 import type { PinnedTable } from './lancedb-pinned-table.ts';
 import type { LanceDbSearchView } from './lancedb-search-view.ts';
 import { sqlString, visibilityWhere } from './lancedb-sql.ts';
@@ -35,7 +36,7 @@ export async function denseLeg(view: LanceDbSearchView, pinned: PinnedTable, liv
 
 /** LanceDB filters before the vector search by default (prefilter), so `limit` visible rows come back. */
 async function rankByCosine(table: Table, { vector, limit, visibleGroups, hasGroupsColumn, sources }: DenseLegQuery): Promise<string[]> {
-  let search = table.vectorSearch(vector).column('dense').distanceType('cosine');
+  let search = table.vectorSearch(vector).column('dense').distanceType('cosine').nprobes(ANN_NPROBES).refineFactor(ANN_REFINE_FACTOR);
   const conditions = [...(hasGroupsColumn ? [visibilityWhere(visibleGroups)] : []), ...(sources ? [sourcesWhere(sources)] : [])];
   if (conditions.length > 0) search = search.where(conditions.map((condition) => `(${condition})`).join(' AND '));
   const rows = await search.select(['id']).limit(limit).toArray();

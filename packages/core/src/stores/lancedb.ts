@@ -13,6 +13,7 @@ import { assertSameContext, UNRECORDED_NON_EMPTY } from './context-lock.ts';
 import { chunkTableSchema, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, GROUPS_COLUMN, GROUPS_COLUMN_SQL, METADATA_COLUMN, METADATA_COLUMN_SQL, toChunkRow } from './lancedb-schema.ts';
 import { metadataFromKey, metadataKey, type DocumentMetadata } from '../search-filter/document-metadata.ts';
 import { addChunkToDocuments } from './indexed-documents.ts';
+import { DEFAULT_ANN_MIN_ROWS, ensureAnnIndex } from './lancedb-ann-index.ts';
 import { denseLeg } from './lancedb-dense-leg.ts';
 import { PinnedTable } from './lancedb-pinned-table.ts';
 import { LanceDbSearchView } from './lancedb-search-view.ts';
@@ -61,7 +62,8 @@ export class LanceDbStore implements VectorStore {
 
   readonly bm25Language: Bm25Language;
 
-  constructor(private readonly options: { dataDir: string; collection: string; bm25Language?: Bm25Language }) {
+  /** `annMinRows`: rows from which compact() builds the dense ANN index (EMBEDDED_ANN_MIN_ROWS). */
+  constructor(private readonly options: { dataDir: string; collection: string; bm25Language?: Bm25Language; annMinRows?: number }) {
     this.tableIds = new RecordedTableId(this.modelFile);
     this.bm25Language = options.bm25Language ?? DEFAULT_BM25_LANGUAGE;
   }
@@ -230,9 +232,10 @@ export class LanceDbStore implements VectorStore {
     const table = this.requireTable();
     const before = await table.version();
     const { compaction, prune } = await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60 * 60 * 1000) });
-    // Compaction rewrites files, not rows: a view of the version before it still holds.
+    const annIndex = await ensureAnnIndex(table, this.options.annMinRows ?? DEFAULT_ANN_MIN_ROWS);
+    // Compaction rewrites files and an index adds one, not rows: a view of the version before them still holds.
     if (this.view?.version === before) this.view.version = await table.version();
-    return `compacted ${compaction.fragmentsRemoved} fragments into ${compaction.fragmentsAdded}, removed ${prune.oldVersionsRemoved} old versions`;
+    return `compacted ${compaction.fragmentsRemoved} fragments into ${compaction.fragmentsAdded}, removed ${prune.oldVersionsRemoved} old versions; ${annIndex}`;
   }
 
   /**

@@ -1,0 +1,106 @@
+/**
+ * The embedded store's dense ANN index (lancedb-ann-index.ts): built by compact() once the table holds
+ * annMinRows rows, not before; the dense leg searched through it keeps recall@10 against LanceDB's own flat
+ * scan (VectorQuery.bypassVectorIndex, @lancedb/lancedb 0.31.0 dist/query.d.ts) on clustered random vectors;
+ * searches keep answering while the index is built.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from '@lancedb/lancedb';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { chunkId } from '../../src/chunking/chunk-id.ts';
+import type { IndexedChunk } from '../../src/domain.ts';
+import { LanceDbStore } from '../../src/stores/lancedb.ts';
+
+const DIMENSION = 32;
+const ROWS = 3000;
+const CLUSTERS = 40;
+const MIN_RECALL = 0.9;
+
+let dataDir: string;
+const stores: LanceDbStore[] = [];
+
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'rag-ann-'));
+});
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((store) => store.close()));
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** Park–Miller: the same vectors every run. */
+function generator(seed: number): () => number {
+  let state = seed;
+  return () => (state = (state * 16807) % 2147483647) / 2147483647 - 0.5;
+}
+
+/** Vectors around CLUSTERS centres, as embeddings of a corpus about a few topics are. */
+function clusteredVectors(count: number, random: () => number): number[][] {
+  const centres = Array.from({ length: CLUSTERS }, () => Array.from({ length: DIMENSION }, random));
+  return Array.from({ length: count }, (_, i) => centres[i % CLUSTERS]!.map((value) => value + 0.3 * random()));
+}
+
+function chunkWith(index: number, dense: number[]): IndexedChunk {
+  const source = `doc-${index}.md`;
+  return { id: chunkId(source, 0), source, headingPath: '', chunkIndex: 0, text: `passage ${index}`, contentHash: `h${index}`, sourceVersion: 'v1', groups: [], dense, sparse: { indices: [index], values: [1] }, ingestedAt: '2026-01-01T00:00:00.000Z' };
+}
+
+async function filledStore(annMinRows: number): Promise<LanceDbStore> {
+  const store = new LanceDbStore({ dataDir, collection: 'docs', annMinRows });
+  stores.push(store);
+  await store.open({ model: 'test-model', dimension: DIMENSION });
+  const vectors = clusteredVectors(ROWS, generator(7));
+  for (let start = 0; start < ROWS; start += 1000) await store.upsert(vectors.slice(start, start + 1000).map((dense, i) => chunkWith(start + i, dense)));
+  return store;
+}
+
+async function denseIndexes(): Promise<string[]> {
+  const table = await (await connect(join(dataDir, 'lancedb'))).openTable('docs');
+  return (await table.listIndices()).filter((index) => index.columns.includes('dense')).map((index) => index.indexType);
+}
+
+/** The dense leg alone: an empty sparse query leaves the fused order to it. */
+async function denseTop(store: LanceDbStore, vector: number[]): Promise<string[]> {
+  const hits = await store.search({ dense: vector, sparse: { indices: [], values: [] }, limit: 10, prefetchLimit: 10, visibleGroups: [] });
+  return hits.map((hit) => hit.id);
+}
+
+describe('LanceDbStore dense ANN index', () => {
+  it('is built by compact() from annMinRows rows on, not below', { timeout: 120_000 }, async () => {
+    const small = await filledStore(ROWS + 1);
+    expect(await small.compact()).toContain(`ANN index from ${ROWS + 1}`);
+    expect(await denseIndexes()).toEqual([]);
+    await small.close();
+    const large = await filledStore(ROWS);
+    await large.compact();
+    expect(await denseIndexes()).toEqual(['IvfPq']);
+  });
+
+  it(`keeps recall@10 of at least ${MIN_RECALL} against the flat scan`, { timeout: 120_000 }, async () => {
+    const store = await filledStore(1000);
+    await store.compact();
+    const table = await (await connect(join(dataDir, 'lancedb'))).openTable('docs');
+    const queries = clusteredVectors(30, generator(99));
+    let found = 0;
+    for (const query of queries) {
+      const flat = (await table.vectorSearch(query).column('dense').distanceType('cosine').bypassVectorIndex().select(['id']).limit(10).toArray()).map((row: { id: string }) => row.id);
+      const approximate = new Set(await denseTop(store, query));
+      found += flat.filter((id) => approximate.has(id)).length;
+    }
+    expect(found / (10 * queries.length)).toBeGreaterThanOrEqual(MIN_RECALL);
+  });
+
+  it('keeps answering searches while the index is built', { timeout: 120_000 }, async () => {
+    const store = await filledStore(1000);
+    const query = clusteredVectors(1, generator(5))[0]!;
+    let building = true;
+    const compaction = store.compact().finally(() => (building = false));
+    const answers: number[] = [];
+    while (building) answers.push((await denseTop(store, query)).length);
+    await compaction;
+    expect(answers.length).toBeGreaterThan(0);
+    expect(answers.every((count) => count === 10)).toBe(true);
+    expect(await denseIndexes()).toEqual(['IvfPq']);
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * What QdrantStore sends for a search filter, checked against Qdrant's documented request shapes
+ * (https://qdrant.tech/documentation/concepts/filtering/: `match.any`, `range`, nested keys `meta.<key>`;
+ * https://api.qdrant.tech/api-reference/points/facet): a source glob is resolved by one facet on `source` and
+ * sent as `match.any` of the sources it matches, every condition sits in each prefetch and at the root beside
+ * the caller's visibility `should`, and a glob matching no indexed source sends no query at all.
+ */
+import { QdrantStore, toSearchFilter } from '@rag/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chunkId } from '../../../packages/core/src/chunking/chunk-id.ts';
+import { encodeDocument, encodeQuery } from '../../../packages/core/src/sparse/bm25-encoder.ts';
+import { closeFakeServers, startFakeServer, type FakeServer } from '../../../packages/core/test/adapters/fake-server.ts';
+import { FakeQdrant } from './fakes/fake-qdrant.ts';
+
+const qdrant = new FakeQdrant();
+let server: FakeServer;
+let store: QdrantStore;
+
+beforeAll(async () => {
+  server = await startFakeServer(qdrant.handle);
+  store = new QdrantStore({ url: server.url, collection: 'docs' });
+  await store.open({ model: 'm', dimension: 2 });
+  const chunk = (source: string, type: string) => ({
+    id: chunkId(source, 0),
+    source,
+    headingPath: '',
+    chunkIndex: 0,
+    text: 'rollback the deployment',
+    contentHash: 'h',
+    groups: [],
+    dense: [1, 0],
+    sparse: encodeDocument('rollback the deployment'),
+    ingestedAt: 'now',
+    metadata: { type, modifiedAt: 1_767_225_600, meta: { team: 'platform' } },
+  });
+  await store.upsert([chunk('docs/operator-manual/a.md', 'md'), chunk('docs/user-guide/b.md', 'md'), chunk('hr/c.pdf', 'pdf')]);
+});
+
+afterAll(async () => {
+  await store.close();
+  await closeFakeServers();
+});
+
+describe('QdrantStore with a search filter', () => {
+  it('indexes the filtered fields and stores the metadata in the payload', () => {
+    expect(qdrant.collections.get('docs')!.payloadIndexes).toEqual(new Map([['source', 'keyword'], ['groups', 'keyword'], ['type', 'keyword'], ['modified_at', 'integer']]));
+    const payload = [...qdrant.collections.get('docs')!.points.values()][0]!.payload;
+    expect(payload).toMatchObject({ type: 'md', modified_at: 1_767_225_600, meta: { team: 'platform' } });
+  });
+
+  it('sends every condition in each prefetch and at the root, the glob resolved to match.any', async () => {
+    qdrant.queries.length = 0;
+    const filter = toSearchFilter({ source: 'docs/**', type: ['md', 'pdf'], modified_after: '2026-01-01T00:00:00Z', modified_before: '2026-07-01T00:00:00Z', meta: { team: 'platform' } });
+    const hits = await store.search({ dense: [1, 0], sparse: encodeQuery('rollback'), limit: 5, prefetchLimit: 20, visibleGroups: ['hr'], filter });
+    expect(hits.map((hit) => hit.source).sort()).toEqual(['docs/operator-manual/a.md', 'docs/user-guide/b.md']);
+    const expected = {
+      must: [
+        { key: 'source', match: { any: ['docs/operator-manual/a.md', 'docs/user-guide/b.md'] } },
+        { key: 'type', match: { any: ['md', 'pdf'] } },
+        { key: 'modified_at', range: { gte: 1_767_225_600, lt: 1_782_864_000 } },
+        { key: 'meta.team', match: { any: ['platform'] } },
+      ],
+      should: [{ is_empty: { key: 'groups' } }, { key: 'groups', match: { any: ['hr'] } }],
+    };
+    const [body] = qdrant.queries as Array<{ filter: unknown; prefetch: Array<{ filter: unknown }> }>;
+    expect(body!.filter).toEqual(expected);
+    expect(body!.prefetch.map((prefetch) => prefetch.filter)).toEqual([expected, expected]);
+  });
+
+  it('answers nothing, without a query, for a glob no indexed source matches', async () => {
+    qdrant.queries.length = 0;
+    expect(await store.search({ dense: [1, 0], sparse: encodeQuery('rollback'), limit: 5, prefetchLimit: 20, visibleGroups: [], filter: toSearchFilter({ source: 'nothing/**' }) })).toEqual([]);
+    expect(qdrant.queries).toEqual([]);
+  });
+});

@@ -25,6 +25,14 @@ export const errorCatalog = {
       'No such route. Routes: GET / (web page), POST /search, POST /chat, POST /v1/chat/completions, GET /v1/models, POST /mcp, GET /openapi.json, GET /healthz, GET /readyz, GET /metrics.',
   },
   RAG_PASSAGE_NOT_FOUND: { status: 404, message: 'No such passage: check the source and chunk index (list_sources gives the indexed sources and their chunk counts).' },
+  RAG_DOCUMENT_NOT_FOUND: {
+    status: 404,
+    message: 'No such document: check the source, as a citation names it (URL-encoded after /documents/); a document outside your key\'s groups reads as missing.',
+  },
+  RAG_DOCUMENTS_NOT_SERVED: {
+    status: 404,
+    message: 'This server does not serve the original documents: set RAG_DOCUMENTS_DIR to the folder that was ingested, or GCS_BUCKET for a bucket (signed URLs).',
+  },
   RAG_UNKNOWN_MODEL: { status: 404, message: 'Unknown model: this API serves one model, "rag" (GET /v1/models).' },
   RAG_NO_QUESTION: { status: 400, message: '"messages" must hold at least one user message with text: the last one is the question.' },
   RAG_INVALID_CONVERSATION: {

@@ -1,9 +1,10 @@
-import type { Answerer, Logger, PassageReader, Retriever, Telemetry } from '@rag/core';
+import type { Answerer, DocumentOrigin, Logger, PassageReader, Retriever, Telemetry } from '@rag/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ApiKeys } from './auth/api-keys.ts';
 import { registerAuth } from './auth/auth-plugin.ts';
 import { frameworkErrorOptions, registerErrorHandlers } from './error-handler.ts';
 import { registerChatRoute } from './routes/chat.ts';
+import { registerDocumentsRoute } from './routes/documents.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { registerMcpRoute } from './routes/mcp.ts';
 import { registerOpenAiRoutes } from './routes/openai-chat.ts';
@@ -33,6 +34,8 @@ export interface AppDependencies {
   httpTimeouts?: Partial<HttpTimeouts> | undefined;
   /** How long one round of readiness checks answers /readyz (default 1 s; 0 in tests that switch dependencies). */
   readinessCacheMs?: number | undefined;
+  /** Where GET /documents/<source> finds originals (RAG_DOCUMENTS_DIR or GCS_BUCKET); absent: RAG_DOCUMENTS_NOT_SERVED. */
+  documents?: DocumentOrigin | undefined;
 }
 
 export interface HttpTimeouts {
@@ -91,5 +94,6 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   registerHealthRoutes(app, deps.readinessChecks, { isDraining: deps.isDraining, cacheMs: deps.readinessCacheMs });
   registerMetricsRoute(app, deps.telemetry);
   registerWebRoutes(app);
+  registerDocumentsRoute(app, deps);
   return app;
 }

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Answerer, createLogger, ingest, PassageReader, Retriever, Telemetry, type ChatModel, type Embedder, type IngestSummary, type Logger, type Reranker, type VectorStore } from '@rag/core';
+import { Answerer, createLogger, ingest, PassageReader, Retriever, Telemetry, type ChatModel, type DocumentOrigin, type Embedder, type IngestSummary, type Logger, type Reranker, type VectorStore } from '@rag/core';
 import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough } from '@rag/core/ingestion';
 import { LanceDbStore } from '@rag/core/embedded';
 import type { FastifyInstance } from 'fastify';
@@ -47,6 +47,8 @@ export async function startTestStack(options: {
   logger?: Logger;
   /** Shorter request deadlines than the production ones. */
   httpTimeouts?: Partial<HttpTimeouts>;
+  /** Where GET /documents finds originals. */
+  documents?: DocumentOrigin;
 } = {}): Promise<TestStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rag-test-'));
   const logger = options.logger ?? createLogger('silent');
@@ -66,6 +68,7 @@ export async function startTestStack(options: {
     logger,
     apiKeys: options.apiKeys,
     httpTimeouts: options.httpTimeouts,
+    documents: options.documents,
   });
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
   return {

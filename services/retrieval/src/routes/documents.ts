@@ -1,0 +1,48 @@
+import { createReadStream } from 'node:fs';
+import { extname } from 'node:path';
+import { isRagError, RagError, type DocumentOrigin, type PassageReader } from '@rag/core';
+import type { FastifyInstance } from 'fastify';
+import type { OpenGate } from '../store-gate.ts';
+import { visibleGroupsOf } from './search.ts';
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.md': 'text/markdown; charset=utf-8',
+  '.markdown': 'text/markdown; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.htm': 'text/html; charset=utf-8',
+  '.pdf': 'application/pdf',
+  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  '.pptx': 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+};
+
+/**
+ * GET /documents/<source>: the original of a cited document (the source URL-encoded as citations name
+ * it). Visible exactly when its passages are: a document outside the caller's groups, or not indexed,
+ * is RAG_DOCUMENT_NOT_FOUND, as a passage would be. A document is written by anyone, so it is sent
+ * under a sandboxing Content-Security-Policy: an HTML file cannot run script on the API's origin.
+ */
+export function registerDocumentsRoute(app: FastifyInstance, deps: { passages: PassageReader; documents?: DocumentOrigin | undefined; storeGate?: OpenGate | undefined }): void {
+  app.get('/documents/*', async (request, reply) => {
+    const source = (request.params as { '*': string })['*'];
+    if (!deps.documents) throw new RagError('RAG_DOCUMENTS_NOT_SERVED');
+    await deps.storeGate?.ready();
+    await assertVisible(deps.passages, source, visibleGroupsOf(request));
+    const location = await deps.documents.locate(source);
+    if (location.kind === 'redirect') return reply.header('cache-control', 'no-store').redirect(location.url, 302);
+    return reply
+      .header('content-type', CONTENT_TYPES[extname(location.path).toLowerCase()] ?? 'application/octet-stream')
+      .header('content-security-policy', "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+      .header('x-content-type-options', 'nosniff')
+      .send(createReadStream(location.path));
+  });
+}
+
+/** Every indexed document has a chunk 0: read through the caller's groups, it tells whether they may see the document. */
+async function assertVisible(passages: PassageReader, source: string, visibleGroups: readonly string[]): Promise<void> {
+  try {
+    await passages.passage(source, 0, visibleGroups, 0);
+  } catch (error) {
+    if (isRagError(error) && error.code === 'RAG_PASSAGE_NOT_FOUND') throw new RagError('RAG_DOCUMENT_NOT_FOUND', `(${source.slice(0, 200)})`);
+    throw error;
+  }
+}

@@ -46,12 +46,12 @@ describe('GET /openapi.json', () => {
   it('is OpenAPI 3.1 and documents every route the app serves', async () => {
     expect(document.openapi).toBe('3.1.0');
     for (const [path, operations] of Object.entries<Record<string, unknown>>(document.paths)) {
-      for (const method of Object.keys(operations)) expect(stack.app.hasRoute({ method: method.toUpperCase() as 'GET', url: path }), `${method} ${path}`).toBe(true);
+      for (const method of Object.keys(operations)) expect(stack.app.hasRoute({ method: method.toUpperCase() as 'GET', url: path.replace(/\{(\w+)\}/g, ':$1') }), `${method} ${path}`).toBe(true);
     }
     const served = stack.app.printRoutes({ commonPrefix: false });
     // Fastify prints the routes as a tree under `/` (commonPrefix: false): "    ├── v1/models (GET, HEAD)".
     const servedPaths = [...served.matchAll(/^[\s│├└─]*(\S+) \(([A-Z, ]+)\)$/gm)].flatMap(([, path, methods]) =>
-      methods!.split(', ').filter((m) => m !== 'HEAD').map((m) => `${m} ${path === '/' ? '/' : `/${path}`}`),
+      methods!.split(', ').filter((m) => m !== 'HEAD').map((m) => `${m} ${path === '/' ? '/' : `/${path!.replace(/:(\w+)/g, '{$1}')}`}`),
     );
     const documented = Object.entries<Record<string, unknown>>(document.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
     expect(servedPaths.length).toBeGreaterThan(5);

@@ -22,8 +22,9 @@ const CONTENT_TYPES: Record<string, string> = {
  * under a sandboxing Content-Security-Policy: an HTML file cannot run script on the API's origin.
  */
 export function registerDocumentsRoute(app: FastifyInstance, deps: { passages: PassageReader; documents?: DocumentOrigin | undefined; storeGate?: OpenGate | undefined }): void {
-  app.get('/documents/*', async (request, reply) => {
-    const source = (request.params as { '*': string })['*'];
+  // One path segment: the source URL-encoded (docs%2Fapi.md), as a citation's source names it.
+  app.get('/documents/:source', async (request, reply) => {
+    const { source } = request.params as { source: string };
     if (!deps.documents) throw new RagError('RAG_DOCUMENTS_NOT_SERVED');
     await deps.storeGate?.ready();
     await assertVisible(deps.passages, source, visibleGroupsOf(request));

@@ -79,6 +79,18 @@ export function openApiDocument(): Record<string, unknown> {
           responses: { 200: { description: 'the JSON-RPC response', content: json(jsonRpcMessage) }, 202: { description: 'a notification, accepted' }, ...dataErrors },
         },
       },
+      '/documents/{source}': {
+        get: {
+          summary: 'The original of a cited document (its source URL-encoded), under the same access as its passages; a gs:// source redirects to a signed URL',
+          security: keyed,
+          parameters: [{ name: 'source', in: 'path', required: true, schema: { type: 'string' }, description: 'e.g. docs%2Fapi.md' }],
+          responses: {
+            200: { description: 'the file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+            302: { description: 'gs:// source: a V4 signed URL valid 5 minutes, in Location' },
+            ...dataErrors,
+          },
+        },
+      },
       '/healthz': { get: { summary: 'Liveness', responses: { 200: { description: 'the process answers', content: json(healthResponse) } } } },
       '/readyz': {
         get: {

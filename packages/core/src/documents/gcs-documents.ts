@@ -21,10 +21,15 @@ export class GcsDocuments implements DocumentOrigin {
   async locate(source: string): Promise<DocumentLocation> {
     const location = /^gs:\/\/([^/]+)\/(.+)$/.exec(source);
     if (!location || location[1] !== this.bucket) throw new RagError('RAG_DOCUMENT_NOT_FOUND', `(${source.slice(0, 200)})`);
-    const [url] = await this.storage
-      .bucket(this.bucket)
-      .file(location[2]!)
-      .getSignedUrl({ version: 'v4', action: 'read', expires: this.now() + SIGNED_URL_SECONDS * 1000 });
-    return { kind: 'redirect', url };
+    try {
+      const [url] = await this.storage
+        .bucket(this.bucket)
+        .file(location[2]!)
+        .getSignedUrl({ version: 'v4', action: 'read', expires: this.now() + SIGNED_URL_SECONDS * 1000 });
+      return { kind: 'redirect', url };
+    } catch (error) {
+      // Without a key, signing goes through IAM signBlob: the API's service account needs Service Account Token Creator on itself.
+      throw new RagError('RAG_SOURCE_UNAVAILABLE', `Cannot sign a URL for ${source.slice(0, 200)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
   }
 }

@@ -31,4 +31,9 @@ describe('GCS documents: a short-lived V4 signed URL', () => {
     await expect(documents.locate('gs://handbook/')).rejects.toMatchObject({ code: 'RAG_DOCUMENT_NOT_FOUND' });
     await expect(documents.locate('hr/leave.md')).rejects.toMatchObject({ code: 'RAG_DOCUMENT_NOT_FOUND' });
   });
+
+  it('a signing failure (no key, no IAM permission) is the source being unavailable, not an internal error', async () => {
+    const unsigned = new GcsDocuments(new Storage({ projectId: 'test', credentials: { client_email: 'x@test.iam.gserviceaccount.com', private_key: 'not a key' } }), 'handbook');
+    await expect(unsigned.locate('gs://handbook/a.md')).rejects.toMatchObject({ code: 'RAG_SOURCE_UNAVAILABLE' });
+  });
 });

@@ -1,4 +1,4 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { context, isSpanContextValid, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import { suiteTracer } from '@rag/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { toHttpError } from './error-handler.ts';
@@ -33,8 +33,11 @@ export function registerRequestTracing(app: FastifyInstance): void {
       },
       parent,
     );
-    if (!span.isRecording()) return done();
+    // Tracing off: the no-op span has no valid ids and nothing is done. A span sampled out is still made
+    // active, so the calls below it stay out of the sample too and pass the caller's decision downstream.
+    if (!isSpanContextValid(span.spanContext())) return done();
     spans.set(request, { span, spanContext: trace.setSpan(parent, span) });
+    if (!span.isRecording()) return done();
     // 'close' comes after the last byte and after a client left early alike, hijacked replies (/mcp) included.
     reply.raw.once('close', () => {
       const status = reply.raw.statusCode;

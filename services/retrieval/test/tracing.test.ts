@@ -153,6 +153,17 @@ describe('tracing one /chat', () => {
     expect(server).toMatchObject({ statusCode: ERROR, attributes: expect.objectContaining({ 'rag.error.code': 'RAG_GATEWAY_UNAVAILABLE', 'http.response.status_code': 503 }) });
   });
 
+  it('a caller that sampled its trace out gets no spans, and its decision travels to the dependencies', async () => {
+    const traceId = 'c'.repeat(31) + '3';
+    const exportedBefore = receiver.spans.length;
+    const embedCalls = stack.servers.embed.fake.requests.length;
+    const response = await chat({ traceparent: `00-${traceId}-${CALLER_SPAN}-00` });
+    expect(response.status).toBe(200);
+    await tracing.forceFlush();
+    expect(receiver.spans.slice(exportedBefore).map((span) => span.name)).toEqual([]);
+    expect(String(stack.servers.embed.fake.requests[embedCalls]?.headers.traceparent)).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`));
+  });
+
   it('every route gets a server span: /v1 and /mcp too, a new trace without a traceparent', async () => {
     const before = receiver.spans.length;
     expect((await fetch(`${stack.baseUrl}/v1/models`)).status).toBe(200);

@@ -24,7 +24,14 @@ import type { VectorStore } from './stores/vector-store.ts';
 
 export async function createStore(config: Config): Promise<VectorStore> {
   if (config.QDRANT_URL) {
-    return new QdrantStore({ url: config.QDRANT_URL, apiKey: config.QDRANT_API_KEY, collection: config.collection, timeoutMs: config.STORE_TIMEOUT_MS, bm25Language: config.BM25_LANGUAGE });
+    return new QdrantStore({
+      url: config.QDRANT_URL,
+      apiKey: config.QDRANT_API_KEY,
+      collection: config.collection,
+      timeoutMs: config.STORE_TIMEOUT_MS,
+      bm25Language: config.BM25_LANGUAGE,
+      distribution: { shardNumber: config.QDRANT_SHARD_NUMBER, replicationFactor: config.QDRANT_REPLICATION_FACTOR, writeConsistencyFactor: config.QDRANT_WRITE_CONSISTENCY_FACTOR },
+    });
   }
   const { LanceDbStore } = await loadOptionalModule(() => import('./stores/lancedb.ts'), 'the embedded store (unset QDRANT_URL)');
   return new LanceDbStore({ dataDir: resolve(config.RAG_DATA_DIR), collection: config.collection, bm25Language: config.BM25_LANGUAGE, annMinRows: config.EMBEDDED_ANN_MIN_ROWS });

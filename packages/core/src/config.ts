@@ -37,6 +37,14 @@ export const configSchema = z
     QDRANT_API_KEY: optionalText,
     QDRANT_COLLECTION: optionalText,
     STORE_TIMEOUT_MS: integer(1, 600_000).default(10_000),
+    /**
+     * How a collection this process creates is spread over a Qdrant cluster (the gke-distributed overlay):
+     * shards, copies of each shard, and copies that must apply a write before it is acknowledged. Unset:
+     * Qdrant's defaults (one shard, one copy). An existing collection keeps what it was created with.
+     */
+    QDRANT_SHARD_NUMBER: integer(1, 1000).optional(),
+    QDRANT_REPLICATION_FACTOR: integer(1, 100).optional(),
+    QDRANT_WRITE_CONSISTENCY_FACTOR: integer(1, 100).optional(),
     EMBED_URL: optionalUrl,
     EMBED_API_KEY: optionalText,
     EMBED_MODEL: optionalText,

@@ -52,6 +52,15 @@ export interface QdrantStoreOptions {
   minBackoffMs?: number | undefined;
   /** BM25_LANGUAGE: recorded in a collection this store creates, checked against an existing one's (default english). */
   bm25Language?: Bm25Language | undefined;
+  /** QDRANT_SHARD_NUMBER, QDRANT_REPLICATION_FACTOR, QDRANT_WRITE_CONSISTENCY_FACTOR: sent when creating the collection. */
+  distribution?: CollectionDistribution | undefined;
+}
+
+/** https://api.qdrant.tech/v-1-17-x/api-reference/collections/create-collection: shard_number, replication_factor, write_consistency_factor. */
+export interface CollectionDistribution {
+  shardNumber?: number | undefined;
+  replicationFactor?: number | undefined;
+  writeConsistencyFactor?: number | undefined;
 }
 
 /** What each point carries: the seed's payload names plus the two fields incremental sync needs. */
@@ -273,6 +282,7 @@ export class QdrantStore implements VectorStore {
           collection_name: this.collection,
           ...(lock ? { vectors: { [DENSE]: { size: lock.dimension, distance: 'Cosine' } } } : {}),
           sparse_vectors: { [SPARSE]: { modifier: 'idf' } },
+          ...distributionFields(this.options.distribution),
           metadata: { [MODEL_KEY]: lock?.model ?? null, [DIMENSION_KEY]: lock?.dimension ?? null, [LANGUAGE_KEY]: this.bm25Language, ...(context ? contextMetadata(context) : {}) },
         }),
       );
@@ -507,4 +517,10 @@ function field(value: unknown, key: string): unknown {
 
 function stringField(value: unknown): string {
   return typeof value === 'string' ? value : '';
+}
+
+/** The create request's distribution fields, only those set (Qdrant's defaults otherwise). */
+function distributionFields(distribution: CollectionDistribution | undefined): Record<string, number> {
+  const fields = { shard_number: distribution?.shardNumber, replication_factor: distribution?.replicationFactor, write_consistency_factor: distribution?.writeConsistencyFactor };
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Record<string, number>;
 }

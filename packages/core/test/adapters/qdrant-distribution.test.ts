@@ -1,0 +1,41 @@
+/**
+ * QDRANT_SHARD_NUMBER, QDRANT_REPLICATION_FACTOR and QDRANT_WRITE_CONSISTENCY_FACTOR reach the request that
+ * creates the collection (`PUT /collections/{c}` with shard_number, replication_factor,
+ * write_consistency_factor: https://api.qdrant.tech/v-1-17-x/api-reference/collections/create-collection),
+ * and nothing of them is sent when they are unset (Qdrant's defaults), as the gke-distributed overlay needs.
+ */
+import type { ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createStore } from '../../src/adapters-from-config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { closeFakeServers, sendJson, startFakeServer, type RecordedRequest } from './fake-server.ts';
+
+afterEach(closeFakeServers);
+
+function qdrant(request: RecordedRequest, response: ServerResponse): void {
+  if (request.method === 'GET') return sendJson(response, 404, { status: { error: 'Not found: Collection `docs-v2` doesn\'t exist!' }, time: 0 });
+  sendJson(response, 200, { status: 'ok', result: request.path.includes('/index') ? { operation_id: 1, status: 'completed' } : true, time: 0 });
+}
+
+async function createRequest(env: Record<string, string>): Promise<Record<string, unknown>> {
+  const server = await startFakeServer(qdrant);
+  const store = await createStore(loadConfig({ QDRANT_URL: server.url, QDRANT_COLLECTION: 'docs-v2', ...env }));
+  await store.open({ model: 'Qwen/Qwen3-Embedding-0.6B', dimension: 1024 });
+  return server.requests.find((request) => request.method === 'PUT' && request.path === '/collections/docs-v2')!.body as Record<string, unknown>;
+}
+
+describe('a collection created on a Qdrant cluster', () => {
+  it('is created with the shards, copies and write consistency the environment names', async () => {
+    const body = await createRequest({ QDRANT_SHARD_NUMBER: '2', QDRANT_REPLICATION_FACTOR: '2', QDRANT_WRITE_CONSISTENCY_FACTOR: '1' });
+    expect(body).toMatchObject({ shard_number: 2, replication_factor: 2, write_consistency_factor: 1 });
+  });
+
+  it('leaves them to Qdrant when unset', async () => {
+    const body = await createRequest({});
+    expect(Object.keys(body).sort()).toEqual(['metadata', 'sparse_vectors', 'vectors']);
+  });
+
+  it('refuses a replication factor of zero at start', () => {
+    expect(() => loadConfig({ QDRANT_REPLICATION_FACTOR: '0' })).toThrow(/QDRANT_REPLICATION_FACTOR/);
+  });
+});

@@ -4,9 +4,12 @@
  * and a smaller CPU request, so under contention the queries' TEI gets the larger share (CPU requests are
  * cgroup weights). TEI's flags: https://huggingface.co/docs/text-embeddings-inference/cli_arguments.
  */
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ingestBudget } from './ingest-budget.test.ts';
-import { baseDir, type Manifest, podSpecOf, readKustomization } from './render.ts';
+import { baseDir, kustomize, kustomizeUnavailable, type Manifest, podSpecOf, ragDir, readKustomization } from './render.ts';
 
 const base = readKustomization(baseDir);
 const config = base.configMaps.get('rag-config')!;
@@ -43,5 +46,19 @@ describe('the ingest job and the API embed on separate TEI servers', () => {
     const [query, ingest] = [tei('embed-tei').resources, tei('embed-tei-ingest').resources];
     expect(millicores(query.requests.cpu)).toBeGreaterThan(millicores(ingest.requests.cpu));
     expect(millicores(ingest.limits.cpu)).toBeGreaterThan(millicores(query.limits.cpu));
+  });
+});
+
+describe.skipIf(Boolean(kustomizeUnavailable()))('the embedding model, named once', () => {
+  it('reaches both TEI servers from EMBED_MODEL in config.env (kustomize replacements)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'rag-model-'));
+    cpSync(ragDir, root, { recursive: true });
+    const env = join(root, 'base', 'config.env');
+    writeFileSync(env, readFileSync(env, 'utf8').replace(/^EMBED_MODEL=.*$/m, 'EMBED_MODEL=BAAI/bge-m3'));
+    const rendered = kustomize(join(root, 'base'));
+    for (const name of ['embed-tei', 'embed-tei-ingest']) {
+      const container = podSpecOf(rendered.find((object: Manifest) => object.kind === 'Deployment' && object.metadata.name === name)).containers[0];
+      expect(flag(container, 'model-id'), name).toBe('BAAI/bge-m3');
+    }
   });
 });

@@ -3,7 +3,8 @@
  * leg, the real app) with tracing off, on with every trace sampled (OTEL_TRACES_SAMPLER_ARG=1) and on
  * at 10% (parentbased_traceidratio 0.1), in one process and one run, so the three share the machine's
  * state. Spans go through the real BatchSpanProcessor and OTLP/HTTP protobuf exporter to a receiver on
- * port 0 that reads and drops them. The modes are run in two interleaved passes; each row is one pass.
+ * port 0 that reads and drops them. The modes alternate in short rounds, so that the drift of a shared
+ * machine falls on all three alike.
  *
  *   pnpm exec tsx bench/tracing-overhead.ts
  */
@@ -11,7 +12,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import { writeResultsSection } from './results-file.ts';
-import { measure, runAutocannon, type Distribution } from './search-load.ts';
+import { runAutocannon } from './search-load.ts';
 import { loadConfig, startTracing, type Tracing } from '../packages/core/src/index.ts';
 import { startTestStack } from '../services/retrieval/test/test-stack.ts';
 
@@ -23,8 +24,12 @@ const QUERIES = [
   'where do I find the onboarding checklist',
   'how long are backups kept',
 ];
-const PASSES = 2;
-const LOAD_SECONDS = 5;
+/** Sequential: modes alternate every ROUND_REQUESTS requests, ROUNDS times, so the machine's drift (it is shared) hits all three alike. */
+const ROUNDS = 12;
+const ROUND_REQUESTS = 36;
+/** Load: autocannon passes, alternating modes. */
+const LOAD_PASSES = 3;
+const LOAD_SECONDS = 4;
 const CONNECTIONS = 10;
 
 type Mode = { name: string; env: Record<string, string> | undefined };
@@ -36,11 +41,15 @@ const MODES: Mode[] = [
 
 interface Row {
   mode: string;
-  pass: number;
-  sequential: Distribution;
-  requestsPerSecond: number;
-  loadP50: number;
+  sequentialP50: number;
+  sequentialP95: number;
+  /** autocannon's average req/s of each load pass. */
+  requestsPerSecond: number[];
   exports: number;
+}
+
+function percentile(sorted: number[], share: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)] ?? Number.NaN;
 }
 
 async function main(): Promise<void> {
@@ -53,41 +62,69 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   const stack = await startTestStack();
-  const rows: Row[] = [];
+  const latencies = new Map<string, number[]>(MODES.map((mode) => [mode.name, []]));
+  const rates = new Map<string, number[]>(MODES.map((mode) => [mode.name, []]));
+  const exported = new Map<string, number>(MODES.map((mode) => [mode.name, 0]));
+  const search = (query: string) =>
+    fetch(`${stack.baseUrl}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }).then((response) => response.text());
+  const inMode = async (mode: Mode, work: () => Promise<void>) => {
+    const tracing: Tracing = startTracing(loadConfig(mode.env ? { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, ...mode.env } : {}), { serviceName: 'bench' });
+    const before = exports;
+    try {
+      await work();
+      await tracing.forceFlush();
+    } finally {
+      await tracing.shutdown();
+      exported.set(mode.name, exported.get(mode.name)! + exports - before);
+    }
+  };
   try {
-    for (let pass = 1; pass <= PASSES; pass++) {
+    for (const query of QUERIES) await search(query); // warm-up
+    for (let round = 0; round < ROUNDS; round++) {
       for (const mode of MODES) {
-        const tracing: Tracing = startTracing(loadConfig(mode.env ? { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, ...mode.env } : {}), { serviceName: 'bench' });
-        const exportsBefore = exports;
-        try {
-          const search = (query: string) =>
-            fetch(`${stack.baseUrl}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }).then((response) => response.text());
-          const sequential = await measure(QUERIES, search, 20);
+        await inMode(mode, async () => {
+          for (let i = 0; i < ROUND_REQUESTS; i++) {
+            const started = performance.now();
+            await search(QUERIES[i % QUERIES.length]!);
+            latencies.get(mode.name)!.push(performance.now() - started);
+          }
+        });
+      }
+    }
+    for (let pass = 0; pass < LOAD_PASSES; pass++) {
+      for (const mode of MODES) {
+        await inMode(mode, async () => {
           const load = await runAutocannon({ url: stack.baseUrl, queries: QUERIES, connections: CONNECTIONS, seconds: LOAD_SECONDS });
-          await tracing.forceFlush();
-          rows.push({ mode: mode.name, pass, sequential, requestsPerSecond: load.requests.average, loadP50: load.latency.p50, exports: exports - exportsBefore });
-          console.log(JSON.stringify(rows.at(-1)));
-        } finally {
-          await tracing.shutdown();
-        }
+          rates.get(mode.name)!.push(load.requests.average);
+        });
       }
     }
   } finally {
     await stack.close();
     receiver.close();
   }
+  const rows: Row[] = MODES.map((mode) => {
+    const sorted = [...latencies.get(mode.name)!].sort((a, b) => a - b);
+    return { mode: mode.name, sequentialP50: percentile(sorted, 0.5), sequentialP95: percentile(sorted, 0.95), requestsPerSecond: rates.get(mode.name)!, exports: exported.get(mode.name)! };
+  });
+  for (const row of rows) console.log(JSON.stringify(row));
   await writeResultsSection('## Tracing overhead', section(rows));
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 function section(rows: Row[]): string {
   const lines = [
     '## Tracing overhead',
     '',
-    `\`pnpm exec tsx bench/tracing-overhead.ts\` (${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} CPUs shared with other jobs): POST /search on the embedded stack (handbook fixture, LanceDB, BM25 leg), the real app; spans through the BatchSpanProcessor and the OTLP/HTTP protobuf exporter to a local receiver. Sequential: ${QUERIES.length} queries × 20 rounds one at a time; load: autocannon, ${CONNECTIONS} connections, ${LOAD_SECONDS} s. Two interleaved passes.`,
+    `\`pnpm exec tsx bench/tracing-overhead.ts\` (${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} CPUs shared with other jobs): POST /search on the embedded stack (handbook fixture, LanceDB, BM25 leg), the real app; spans through the BatchSpanProcessor and the OTLP/HTTP protobuf exporter to a local receiver. Sequential: the three modes alternate every ${ROUND_REQUESTS} requests, ${ROUNDS} rounds (${ROUNDS * ROUND_REQUESTS} requests each), one request at a time. Load: autocannon, ${CONNECTIONS} connections, ${LOAD_SECONDS} s, ${LOAD_PASSES} alternating passes per mode.`,
     '',
-    '| mode | pass | sequential p50 ms | sequential p95 ms | load req/s | load p50 ms | OTLP exports |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map((row) => `| ${row.mode} | ${row.pass} | ${row.sequential.p50.toFixed(2)} | ${row.sequential.p95.toFixed(2)} | ${row.requestsPerSecond.toFixed(0)} | ${row.loadP50.toFixed(1)} | ${row.exports} |`),
+    '| mode | sequential p50 ms | sequential p95 ms | load req/s (median; each pass) | OTLP exports |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows.map((row) => `| ${row.mode} | ${row.sequentialP50.toFixed(2)} | ${row.sequentialP95.toFixed(2)} | ${median(row.requestsPerSecond).toFixed(0)} (${row.requestsPerSecond.map((rate) => rate.toFixed(0)).join(', ')}) | ${row.exports} |`),
     '',
   ];
   return lines.join('\n');

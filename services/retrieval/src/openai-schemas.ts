@@ -54,7 +54,13 @@ export const chatCompletion = z.object({
   usage: usage.optional(),
   citations: z.array(ragCitation).describe('our extension: the passages the answer cites, in order'),
   unknown_citations: unknownCitations.optional(),
-  rag: z.object({ mode: z.enum(['llm', 'extractive']), reranked: z.boolean().optional() }).describe('our extension: how the answer was made'),
+  rag: z
+    .object({
+      mode: z.enum(['llm', 'extractive']),
+      reranked: z.boolean().optional(),
+      search_query: z.string().optional().describe('with earlier messages: what the follow-up was searched for (condensed or expanded)'),
+    })
+    .describe('our extension: how the answer was made'),
 });
 
 export const chatCompletionChunk = z.object({

@@ -77,7 +77,7 @@ describe('pnpm eval with a dense model', () => {
     expect(hybrid.stdout).toContain('Why this gate: hybrid gate');
     expect(hybrid.stdout).toContain('RRF (k 2, weights dense 4, sparse 1)');
     expect(hybrid.code).toBe(1);
-  });
+  }, 240_000);
 
   it('--ladder writes the ladder and the tuning report for each set and model', async () => {
     const result = await evalCli(['--ladder', '--questions', 'eval/test/fixtures/mini.yaml', '--model', model, '--report-dir', out], { RAG_DATA_DIR: out });
@@ -87,5 +87,5 @@ describe('pnpm eval with a dense model', () => {
     const tuning = JSON.parse(await readFile(join(out, 'fusion-tuning.json'), 'utf8'));
     expect(tuning[0]).toMatchObject({ set: 'mini', kind: 'golden', objective: 'MRR' });
     expect(tuning[0].folds).toHaveLength(2);
-  });
+  }, 240_000);
 });

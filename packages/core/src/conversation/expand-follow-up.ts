@@ -2,9 +2,11 @@ import type { ConversationTurn } from './conversation.ts';
 
 /**
  * How many earlier questions an LLM-free follow-up carries. Measured on eval/golden/conversations.yaml
- * (eval/reports/conversations.md): the last question alone holds the subject of nearly every follow-up.
+ * (30 follow-ups, BM25): 1 gives hit@5 0.900, MRR 0.591; 2 gives 0.933, 0.635, since a follow-up of a
+ * follow-up finds its subject two questions back, while a change of topic loses nothing (its older
+ * question ranks below); 3 adds nothing more.
  */
-export const EXPANSION_USER_TURNS = 1;
+export const EXPANSION_USER_TURNS = 2;
 
 /**
  * The LLM-free search query of a follow-up: the question, then the previous question(s) the user asked.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { condensedQuery, condenseMessages } from '../../src/conversation/condense.ts';
+import { expandFollowUp } from '../../src/conversation/expand-follow-up.ts';
 import { assertConversationBounds, MAX_CONVERSATION_CHARS, recentTurns, withEarlierTurns, type ConversationTurn } from '../../src/conversation/conversation.ts';
 
 const turn = (role: 'user' | 'assistant', content: string): ConversationTurn => ({ role, content });
@@ -43,5 +44,12 @@ describe('conversation bounds', () => {
     const messages = withEarlierTurns([{ role: 'system', content: 'rules' }, { role: 'user', content: 'question' }], [turn('assistant', 'see [docs/a.md#3]')]);
     expect(messages.map((message) => message.role)).toEqual(['system', 'assistant', 'user']);
     expect(messages[1]!.content).toBe('see \\[docs/a.md#3]');
+  });
+});
+
+describe('the LLM-free follow-up query', () => {
+  it('is the follow-up, then the two previous questions, most recent first; answers are left out', () => {
+    const earlier = [turn('user', 'first?'), turn('assistant', 'one'), turn('user', 'second?'), turn('assistant', 'two'), turn('user', 'third?'), turn('assistant', 'three')];
+    expect(expandFollowUp('and then?', earlier)).toBe('and then?\nthird?\nsecond?');
   });
 });

@@ -69,6 +69,12 @@ const paths: Array<readonly [Peer, Peer, number]> = [
   [inRag('qdrant-backup'), inRag('qdrant'), 6333],
   [inRag('qdrant-backup'), { namespace: '', ip: '169.254.169.254' }, 80],
   [inRag('qdrant-backup'), google, 443],
+  [inRag('embed-tei'), google, 443],
+  [inRag('embed-tei-ingest'), google, 443],
+  [inRag('rerank-tei'), google, 443],
+  [inRag('alertmanager'), google, 443],
+  [inRag('kube-state-metrics'), google, 443],
+  [inRag('prometheus'), google, 443],
   scrape('retrieval', 8090),
   scrape('embed-tei', 9000),
   scrape('embed-tei-ingest', 9000),
@@ -102,6 +108,13 @@ const refused: Array<readonly [Peer, Peer, number]> = [
   [inRag('retrieval'), inRag('docling-serve'), 5001],
   [client, inRag('docling-serve'), 5001],
   [inRag('qdrant-backup'), inRag('embed-tei'), 8080],
+  // Third-party pods reach only what they use (egress.yaml).
+  [inRag('qdrant'), google, 443],
+  [inRag('docling-serve'), google, 443],
+  [inRag('grafana'), google, 443],
+  [inRag('grafana'), inRag('qdrant'), 6333],
+  [inRag('embed-tei'), inRag('qdrant'), 6333],
+  [inRag('alertmanager'), inRag('qdrant'), 6333],
   [inRag('qdrant-backup'), gateway, 10080],
   [client, inRag('otel-collector'), 4318],
   [inRag('otel-collector'), inRag('qdrant'), 6333],
@@ -114,6 +127,13 @@ describe('network policies', () => {
     const denyAll = policies.find((policy) => Object.keys(policy.spec.podSelector).length === 0);
     expect(denyAll.spec.policyTypes).toEqual(['Ingress']);
     expect(denyAll.spec.ingress).toBeUndefined();
+  });
+
+  it('deny all egress in the namespace unless a policy allows it', () => {
+    const denyAll = policies.find((policy) => policy.metadata.name === 'default-deny-egress');
+    expect(denyAll.spec.podSelector).toEqual({});
+    expect(denyAll.spec.policyTypes).toEqual(['Egress']);
+    expect(denyAll.spec.egress).toBeUndefined();
   });
 
   it.each(paths.map(([from, to, port]) => ({ from, to, port, label: `${name(from)} → ${name(to)}:${port}` })))('allow $label', ({ from, to, port }) => {

@@ -85,9 +85,11 @@ describe.skipIf(Boolean(unavailable))('the gke-distributed overlay', () => {
     expect(find('PodDisruptionBudget', 'retrieval').spec.minAvailable).toBe(1);
   });
 
-  it('lets the peers reach each other on 6335 past the namespace\'s default-deny ingress', () => {
+  it('lets the peers reach each other on 6335 past the namespace\'s default-deny ingress and egress', () => {
     const peers = find('NetworkPolicy', 'qdrant-peers');
     expect(peers.spec.podSelector.matchLabels).toEqual({ app: 'qdrant' });
     expect(peers.spec.ingress[0]).toEqual({ from: [{ podSelector: { matchLabels: { app: 'qdrant' } } }], ports: [{ port: 6335, protocol: 'TCP' }] });
+    const out = find('NetworkPolicy', 'qdrant-peers-egress');
+    expect(out.spec.egress[0]).toEqual({ to: [{ podSelector: { matchLabels: { app: 'qdrant' } } }], ports: [{ port: 6335, protocol: 'TCP' }] });
   });
 });

@@ -23,6 +23,8 @@ const DENSE_COLUMN = 'dense';
  * Returns what it did, for the job's log.
  */
 export async function ensureAnnIndex(table: Table, minRows: number): Promise<string> {
+  // A collection created without an embedder is sparse only: it has no dense column to index.
+  if (!(await table.schema()).fields.some((field) => field.name === DENSE_COLUMN)) return 'no dense column (sparse only)';
   if ((await table.listIndices()).some((index) => index.columns.includes(DENSE_COLUMN))) return 'dense ANN index kept up to date';
   const rows = await table.countRows();
   if (rows < minRows) return `dense search scans ${rows} rows (ANN index from ${minRows})`;

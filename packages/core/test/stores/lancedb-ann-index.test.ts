@@ -77,6 +77,15 @@ describe('LanceDbStore dense ANN index', () => {
     expect(await denseIndexes()).toEqual(['IvfPq']);
   });
 
+  it('leaves a sparse-only collection (no dense column) as it is, past the threshold too', { timeout: 120_000 }, async () => {
+    const store = new LanceDbStore({ dataDir, collection: 'docs', annMinRows: 10 });
+    stores.push(store);
+    await store.open(null);
+    await store.upsert(Array.from({ length: 20 }, (_, i) => ({ ...chunkWith(i, []), dense: undefined })));
+    expect(await store.compact()).toContain('no dense column');
+    expect(await denseIndexes()).toEqual([]);
+  });
+
   it(`keeps recall@10 of at least ${MIN_RECALL} against the flat scan`, { timeout: 120_000 }, async () => {
     const store = await filledStore(1000);
     await store.compact();

@@ -13,6 +13,7 @@ to Edge's objects one to one, so what is tested is the request our adapter build
   {"op": "retrieve", "body": <POST /collections/{c}/points body>}
   {"op": "scroll", "body": <POST /collections/{c}/points/scroll body>}
   {"op": "count", "body": <POST /collections/{c}/points/count body>}
+  {"op": "facet", "body": <POST /collections/{c}/facet body>}
   {"op": "reload"}: closes the shard and loads it from disk, as a restarted server does
 
 Answer: {"result": ...} shaped as the REST `result`, or {"error": "..."} (an unsupported field is an error,
@@ -69,6 +70,10 @@ def to_condition(body):
     if "key" in body and "match" in body:
         known(body, ["key", "match"], "field condition")
         return edge.FieldCondition(body["key"], match=to_match(body["match"]))
+    if "key" in body and "range" in body:
+        known(body, ["key", "range"], "field condition")
+        known(body["range"], ["gt", "gte", "lt", "lte"], "range")
+        return edge.FieldCondition(body["key"], range=edge.RangeFloat(**body["range"]))
     raise Unsupported(f"condition {json.dumps(body)}")
 
 
@@ -153,9 +158,10 @@ class Oracle:
 
     def index(self, request):
         body = request["body"]
-        if body["field_schema"] != "keyword":
+        schemas = {"keyword": edge.PayloadSchemaType.Keyword, "integer": edge.PayloadSchemaType.Integer}
+        if body["field_schema"] not in schemas:
             raise Unsupported(f"index schema {body['field_schema']}")
-        self.shard.update(edge.UpdateOperation.create_field_index(body["field_name"], edge.PayloadSchemaType.Keyword))
+        self.shard.update(edge.UpdateOperation.create_field_index(body["field_name"], schemas[body["field_schema"]]))
         return {"status": "completed"}
 
     def upsert(self, request):
@@ -215,6 +221,12 @@ class Oracle:
             )
         )
         return {"points": [{"id": show_id(r.id), "payload": r.payload} for r in records], "next_page_offset": None if next_offset is None else show_id(next_offset)}
+
+    def facet(self, request):
+        body = request["body"]
+        known(body, ["key", "limit", "exact", "filter"], "facet")
+        response = self.shard.facet(edge.FacetRequest(body["key"], limit=body.get("limit", 10), exact=body.get("exact", False), filter=to_filter(body.get("filter"))))
+        return {"hits": [{"value": hit.value, "count": hit.count} for hit in response.hits]}
 
     def count(self, request):
         return {"count": self.shard.count(edge.CountRequest(filter=to_filter((request.get("body") or {}).get("filter")), exact=True))}

@@ -76,6 +76,7 @@ const POINT_ROUTES: Record<string, string> = {
   'POST /points': 'retrieve',
   'POST /points/scroll': 'scroll',
   'POST /points/count': 'count',
+  'POST /facet': 'facet',
 };
 
 /** Starts the oracle and the REST front; one collection (one Edge shard) per server. */

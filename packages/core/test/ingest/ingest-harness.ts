@@ -1,8 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, ingest, type Chunk, type EmbeddingModelLock, type Embedder, type HybridQuery, type IndexedChunk, type IndexedDocument, type IngestOptions, type IngestSummary, type SearchHit, type VectorStore } from '../../src/index.ts';
-import { createConverters, type DocumentSource } from '../../src/ingestion.ts';
+import { afterEach, beforeEach } from 'vitest';
+import { createConverters, LocalDirectorySource, type DocumentSource } from '../../src/ingestion.ts';
+import { guide } from './fixture-folder.ts';
 import { LanceDbStore } from '../../src/embedded.ts';
 
 /** A deterministic embedder that counts its calls: the cost a re-run must not pay. */
@@ -155,4 +157,35 @@ export async function startHarness(): Promise<Harness> {
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export interface IndexedGuides {
+  /** The folder of guides, indexed once before each test. */
+  folder: string;
+  harness: Harness;
+  /** Another sync of the folder through the same harness. */
+  run(options?: Parameters<Harness['run']>[1]): ReturnType<Harness['run']>;
+}
+
+/**
+ * Registers beforeEach/afterEach hooks that write a folder of guides (guide(2, name) each), index it
+ * with a fresh harness, and remove both after the test; the returned object holds the current ones.
+ */
+export function useIndexedGuides(names: readonly string[], folderPrefix: string): IndexedGuides {
+  const fixture = {
+    folder: '',
+    harness: undefined as unknown as Harness,
+    run: (options: Parameters<Harness['run']>[1] = {}) => fixture.harness.run(new LocalDirectorySource(fixture.folder), options),
+  };
+  beforeEach(async () => {
+    fixture.folder = await mkdtemp(join(tmpdir(), folderPrefix));
+    for (const name of names) await writeFile(join(fixture.folder, name), guide(2, name));
+    fixture.harness = await startHarness();
+    await fixture.harness.run(new LocalDirectorySource(fixture.folder));
+  });
+  afterEach(async () => {
+    await fixture.harness.close();
+    await rm(fixture.folder, { recursive: true, force: true });
+  });
+  return fixture;
 }

@@ -2,38 +2,22 @@
  * The prune guard: a listing that is empty, or that lost more than INGEST_MAX_PRUNE_RATIO of the
  * indexed documents, looks like a mistyped folder or prefix, and must not empty the index.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalDirectorySource } from '../../src/ingestion.ts';
+import { describe, expect, it } from 'vitest';
 import { guide } from './fixture-folder.ts';
-import { startHarness, type Harness } from './ingest-harness.ts';
+import { useIndexedGuides } from './ingest-harness.ts';
 
 const GUIDES = ['alpha.md', 'bravo.md', 'charlie.md'];
 
-let folder: string;
-let harness: Harness;
-
-beforeEach(async () => {
-  folder = await mkdtemp(join(tmpdir(), 'rag-prune-guard-'));
-  for (const name of GUIDES) await writeFile(join(folder, name), guide(2, name));
-  harness = await startHarness();
-  await harness.run(new LocalDirectorySource(folder));
-});
-
-afterEach(async () => {
-  await harness.close();
-  await rm(folder, { recursive: true, force: true });
-});
-
-const run = (options: Parameters<Harness['run']>[1] = {}) => harness.run(new LocalDirectorySource(folder), options);
+const guides = useIndexedGuides(GUIDES, 'rag-prune-guard-');
+const run = guides.run;
 
 describe('the prune guard', () => {
   it('refuses to prune an empty listing and leaves the index as it was', async () => {
-    const before = await harness.snapshot();
-    await rm(folder, { recursive: true });
-    await mkdir(folder);
+    const before = await guides.harness.snapshot();
+    await rm(guides.folder, { recursive: true });
+    await mkdir(guides.folder);
 
     const summary = await run();
 
@@ -43,35 +27,35 @@ describe('the prune guard', () => {
       indexedDocuments: 3,
       reason: 'the source listed no document, and this run would delete 3 of 3 indexed documents (e.g. alpha.md, bravo.md, charlie.md)',
     });
-    expect(harness.store.deletedPoints).toBe(0);
-    expect(await harness.snapshot()).toEqual(before);
+    expect(guides.harness.store.deletedPoints).toBe(0);
+    expect(await guides.harness.snapshot()).toEqual(before);
   });
 
   it('refuses an empty listing even when the ratio allows every deletion', async () => {
-    for (const name of GUIDES) await rm(join(folder, name));
+    for (const name of GUIDES) await rm(join(guides.folder, name));
 
     const summary = await run({ maxPruneRatio: 1 });
 
     expect(summary.pruneRefused?.deletedDocuments).toBe(3);
-    expect(harness.store.deletedPoints).toBe(0);
+    expect(guides.harness.store.deletedPoints).toBe(0);
   });
 
   it('prunes normally when the run deletes 1 of 3 documents', async () => {
-    const chunks = (await harness.snapshot()).get('charlie.md')!.chunkIds.length;
-    await rm(join(folder, 'charlie.md'));
+    const chunks = (await guides.harness.snapshot()).get('charlie.md')!.chunkIds.length;
+    await rm(join(guides.folder, 'charlie.md'));
 
     const summary = await run();
 
     expect(summary.pruneRefused).toBeUndefined();
     expect(summary.deletes).toBe(chunks);
-    expect([...(await harness.snapshot()).keys()]).toEqual(['alpha.md', 'bravo.md']);
+    expect([...(await guides.harness.snapshot()).keys()]).toEqual(['alpha.md', 'bravo.md']);
   });
 
   it('refuses to delete 2 of 3 documents, and still writes a new document of the same run', async () => {
-    const before = await harness.snapshot();
-    await rm(join(folder, 'bravo.md'));
-    await rm(join(folder, 'charlie.md'));
-    await writeFile(join(folder, 'delta.md'), guide(1, 'delta'));
+    const before = await guides.harness.snapshot();
+    await rm(join(guides.folder, 'bravo.md'));
+    await rm(join(guides.folder, 'charlie.md'));
+    await writeFile(join(guides.folder, 'delta.md'), guide(1, 'delta'));
 
     const summary = await run();
 
@@ -82,48 +66,48 @@ describe('the prune guard', () => {
     });
     expect(summary.deletes).toBe(0);
     expect(summary.upserts).toBeGreaterThan(0);
-    const after = await harness.snapshot();
+    const after = await guides.harness.snapshot();
     expect([...after.keys()]).toEqual(['alpha.md', 'bravo.md', 'charlie.md', 'delta.md']);
     for (const name of GUIDES) expect(after.get(name), name).toEqual(before.get(name));
   });
 
   it('deletes them with --force-prune', async () => {
-    await rm(join(folder, 'bravo.md'));
-    await rm(join(folder, 'charlie.md'));
+    await rm(join(guides.folder, 'bravo.md'));
+    await rm(join(guides.folder, 'charlie.md'));
 
     const summary = await run({ forcePrune: true });
 
     expect(summary.pruneRefused).toBeUndefined();
     expect(summary.deletes).toBeGreaterThan(0);
-    expect([...(await harness.snapshot()).keys()]).toEqual(['alpha.md']);
+    expect([...(await guides.harness.snapshot()).keys()]).toEqual(['alpha.md']);
   });
 
   it('follows INGEST_MAX_PRUNE_RATIO: 2 of 3 passes under 0.7, 1 of 3 is refused under 0.3', async () => {
-    await rm(join(folder, 'charlie.md'));
+    await rm(join(guides.folder, 'charlie.md'));
     expect((await run({ maxPruneRatio: 0.3 })).pruneRefused?.reason).toContain('(33.3 % > INGEST_MAX_PRUNE_RATIO 30 %;');
 
-    await rm(join(folder, 'bravo.md'));
+    await rm(join(guides.folder, 'bravo.md'));
     const summary = await run({ maxPruneRatio: 0.7 });
 
     expect(summary.pruneRefused).toBeUndefined();
-    expect([...(await harness.snapshot()).keys()]).toEqual(['alpha.md']);
+    expect([...(await guides.harness.snapshot()).keys()]).toEqual(['alpha.md']);
   });
 
   it('reports the refusal in a dry run, with each document it would delete, and writes nothing', async () => {
-    for (const name of GUIDES) await rm(join(folder, name));
-    const before = await harness.snapshot();
+    for (const name of GUIDES) await rm(join(guides.folder, name));
+    const before = await guides.harness.snapshot();
     const plannedPrunes = new Map<string, number>();
 
     const summary = await run({ dryRun: true, onPlannedPrune: (uri, points) => plannedPrunes.set(uri, points) });
 
     expect(summary.pruneRefused?.deletedDocuments).toBe(3);
     expect(plannedPrunes).toEqual(new Map([...before].map(([uri, document]) => [uri, document.chunkIds.length])));
-    expect(harness.store.deletedPoints).toBe(0);
-    expect(await harness.snapshot()).toEqual(before);
+    expect(guides.harness.store.deletedPoints).toBe(0);
+    expect(await guides.harness.snapshot()).toEqual(before);
   });
 
   it('never prunes nor refuses in a run stopped by its signal', async () => {
-    for (const name of GUIDES) await rm(join(folder, name));
+    for (const name of GUIDES) await rm(join(guides.folder, name));
     const stop = new AbortController();
     stop.abort(new Error('stopped by SIGTERM'));
 
@@ -131,6 +115,6 @@ describe('the prune guard', () => {
 
     expect(summary.interrupted).toBe(true);
     expect(summary.pruneRefused).toBeUndefined();
-    expect(harness.store.deletedPoints).toBe(0);
+    expect(guides.harness.store.deletedPoints).toBe(0);
   });
 });

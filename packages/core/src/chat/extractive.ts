@@ -1,4 +1,5 @@
 import type { SearchHit } from '../domain.ts';
+import type { Bm25Language } from '../sparse/languages/bm25-languages.ts';
 import { passageLabel } from './citations.ts';
 import { queryCoverage } from './query-coverage.ts';
 
@@ -20,7 +21,7 @@ function withoutCodeBlocks(body: string): string {
 
 function sentencesOf(body: string): string[] {
   return withoutCodeBlocks(body)
-    .split(/(?<=[.!?])\s+|\n+/)
+    .split(/(?<=[.!?])\s+|(?<=[。！？])|\n+/)
     .map((sentence) => sentence.trim())
     .filter((sentence) => sentence.length > 0);
 }
@@ -35,9 +36,9 @@ interface Quotable {
 }
 
 /** The passage's prose sentences that share words with the question (at most three, the best), in document order. */
-function matchingSentences(question: string, hit: SearchHit): Quotable {
+function matchingSentences(question: string, hit: SearchHit, language: Bm25Language | undefined): Quotable {
   const scored = sentencesOf(passageBody(hit.text))
-    .map((sentence, position) => ({ sentence, position, coverage: queryCoverage(question, sentence) }))
+    .map((sentence, position) => ({ sentence, position, coverage: queryCoverage(question, sentence, language) }))
     .filter(({ coverage }) => coverage > 0)
     .sort((a, b) => b.coverage - a.coverage || a.position - b.position)
     .slice(0, MAX_QUOTED_SENTENCES);
@@ -57,8 +58,8 @@ function quote(sentences: string[], hit: SearchHit): string {
  * `quoted` are the passages quoted, in the answer's order: the citations come from them, never from
  * the answer's text, where a quoted document could have written a label of its own.
  */
-export function extractiveAnswerWithSources(question: string, passages: SearchHit[]): { answer: string; quoted: SearchHit[] } {
-  const candidates = passages.map((hit) => matchingSentences(question, hit));
+export function extractiveAnswerWithSources(question: string, passages: SearchHit[], language?: Bm25Language): { answer: string; quoted: SearchHit[] } {
+  const candidates = passages.map((hit) => matchingSentences(question, hit, language));
   const bestCoverage = Math.max(0, ...candidates.map((candidate) => candidate.bestCoverage));
   const chosen = candidates
     .filter((candidate) => candidate.sentences.length > 0 && candidate.bestCoverage >= QUOTE_COVERAGE_RATIO * bestCoverage)
@@ -72,6 +73,6 @@ export function extractiveAnswerWithSources(question: string, passages: SearchHi
   };
 }
 
-export function extractiveAnswer(question: string, passages: SearchHit[]): string {
-  return extractiveAnswerWithSources(question, passages).answer;
+export function extractiveAnswer(question: string, passages: SearchHit[], language?: Bm25Language): string {
+  return extractiveAnswerWithSources(question, passages, language).answer;
 }

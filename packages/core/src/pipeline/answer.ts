@@ -148,7 +148,7 @@ export class Answerer {
   private isRelevant(question: string, best: SearchHit): boolean {
     const { minScore, retriever } = this.options;
     const scoreIsComparable = minScore !== undefined && (!retriever.reranks || best.reranked === true);
-    return scoreIsComparable ? best.score >= minScore : queryCoverage(question, best.text) >= MIN_QUERY_COVERAGE;
+    return scoreIsComparable ? best.score >= minScore : queryCoverage(question, best.text, retriever.bm25Language) >= MIN_QUERY_COVERAGE;
   }
 
   /** The model cites the prompt's labels ([P2]); the answer shows them as `[source#chunk_index]`. */
@@ -160,7 +160,7 @@ export class Answerer {
 
   private extractive(question: string, passages: SearchHit[]): ChatAnswer {
     // Cited by construction: a label a quoted document wrote itself is quoted text, not a citation.
-    const { answer, quoted } = extractiveAnswerWithSources(question, passages);
+    const { answer, quoted } = extractiveAnswerWithSources(question, passages, this.options.retriever.bm25Language);
     return { answer, mode: 'extractive', citations: quoted.map(toCitation), unknownCitations: [] };
   }
 

@@ -3,9 +3,12 @@ import type { Embedder } from '../embedders/embedder.ts';
 import type { RrfParameters } from '../fusion/rrf.ts';
 import type { Reranker } from '../rerankers/reranker.ts';
 import { encodeQuery } from '../sparse/bm25-encoder.ts';
+import type { Bm25Language } from '../sparse/languages/bm25-languages.ts';
 import type { VectorStore } from '../stores/vector-store.ts';
 import { capPerSource } from '../search-filter/max-per-source.ts';
 import type { SearchControls, SearchFilter } from '../search-filter/search-controls.ts';
+import type { FreshnessBoost } from '../search-filter/freshness.ts';
+import { boostRerankedOrder } from '../fusion/freshness-rescore.ts';
 import { timed, type Telemetry } from '../telemetry.ts';
 import { isQueryRecorded } from '../tracing/query-recording.ts';
 import { inSpan, inSyncSpan, modelCallSpan, SpanKind } from '../tracing/spans.ts';
@@ -65,6 +68,11 @@ export class Retriever {
     return this.options.reranker !== undefined;
   }
 
+  /** The collection's BM25 language: what the question's terms are stemmed with, here and when answering. */
+  get bm25Language(): Bm25Language | undefined {
+    return this.options.store.bm25Language;
+  }
+
   async search(query: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, controls: SearchControls = {}): Promise<SearchHit[]> {
     return (await this.retrieve(query, k, visibleGroups, signal, controls)).hits;
   }
@@ -80,11 +88,13 @@ export class Retriever {
       const { reranker, telemetry } = this.options;
       const [dense, sparse] = await Promise.all([this.embedQuery(query, signal), this.encodeSparse(query)]);
       const limit = Math.max(reranker ? this.options.rerankCandidates : k, k, controls.maxPerSource ? k * DIVERSITY_CANDIDATES_PER_RESULT : 0);
-      const candidates = await this.searchStore(dense, sparse, limit, visibleGroups, signal, controls.filter);
+      const candidates = await this.searchStore(dense, sparse, limit, visibleGroups, signal, controls.filter, controls.freshness);
       const reranked = reranker && candidates.length > k ? await this.rerankOrFallBack(query, candidates, signal) : undefined;
+      // The store boosted the fused order; a reranked order gets the same boost over its own ranks.
+      const ordered = reranked && controls.freshness ? boostRerankedOrder(reranked, controls.freshness, this.options.fusion?.k) : reranked;
       // The cap applies to the final order (fused or reranked), so each source keeps its best passages.
-      const top = capPerSource(reranked ?? candidates, controls.maxPerSource).slice(0, k);
-      if (top[0]) telemetry.recordTopScore(top[0].score);
+      const top = capPerSource(ordered ?? candidates, controls.maxPerSource).slice(0, k);
+      if (top[0]) telemetry.recordTopScore(top[0].score, reranked !== undefined);
       const retrieval = { hits: top, reranked: reranker ? reranked !== undefined : undefined };
       span.setAttributes({ 'rag.hits': top.length, ...(retrieval.reranked === undefined ? {} : { 'rag.reranked': retrieval.reranked }) });
       return retrieval;
@@ -95,7 +105,15 @@ export class Retriever {
    * One store call: Qdrant fuses the dense and sparse legs server-side (RRF over two prefetches), LanceDB in
    * process; the span names the fusion with its constant and counts the fused candidates.
    */
-  private searchStore(dense: number[] | undefined, sparse: SparseVector, limit: number, visibleGroups: readonly string[], signal?: AbortSignal, filter?: SearchFilter): Promise<SearchHit[]> {
+  private searchStore(
+    dense: number[] | undefined,
+    sparse: SparseVector,
+    limit: number,
+    visibleGroups: readonly string[],
+    signal?: AbortSignal,
+    filter?: SearchFilter,
+    freshness?: FreshnessBoost,
+  ): Promise<SearchHit[]> {
     const { store, telemetry, fusion } = this.options;
     const prefetchLimit = Math.max(limit, MIN_PREFETCH);
     const attributes = {
@@ -106,10 +124,11 @@ export class Retriever {
       'rag.search.prefetch_limit': prefetchLimit,
       'rag.fusion.method': 'rrf',
       ...(fusion ? { 'rag.fusion.k': fusion.k } : {}),
+      ...(freshness ? { 'rag.freshness.half_life_s': freshness.halfLifeSeconds, 'rag.freshness.weight': freshness.weight } : {}),
     };
     return inSpan(`query ${store.name}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
       const candidates = await timed(
-        () => store.search({ dense, sparse, limit, prefetchLimit, visibleGroups, fusion, filter }, signal),
+        () => store.search({ dense, sparse, limit, prefetchLimit, visibleGroups, fusion, filter, freshness }, signal),
         (seconds) => telemetry.recordStage('search', seconds),
       );
       span.setAttribute('rag.search.candidates', candidates.length);

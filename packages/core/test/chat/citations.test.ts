@@ -105,4 +105,19 @@ describe('extractive answers', () => {
     expect(queryCoverage('home of France', remote.text)).toBe(0.5);
     expect(queryCoverage('the of and', remote.text)).toBe(0);
   });
+
+  it("stems with the collection's language: a French plural covers its singular only in French", () => {
+    const passage = 'Un cheval noir.';
+    expect(queryCoverage('les chevaux', passage, 'french')).toBe(1);
+    expect(queryCoverage('les chevaux', passage, 'english')).toBe(0);
+  });
+
+  it('quotes the matching sentence of a French passage, and splits CJK sentences on their full stops', () => {
+    const french = hit('chevaux.md', 0, 'chevaux.md > Écurie\n\nLes écuries ferment à midi. Un cheval blanc dort au fond.');
+    const answer = extractiveAnswer('Où sont les chevaux ?', [french], 'french');
+    expect(answer).toContain('> Un cheval blanc dort au fond. [chevaux.md#0]');
+    expect(answer).not.toContain('écuries');
+    const chinese = hit('zh.md', 0, 'zh.md > 说明\n\n今天下雨。备份每天运行。');
+    expect(extractiveAnswer('备份', [chinese], 'cjk')).toContain('> 备份每天运行。 [zh.md#0]');
+  });
 });

@@ -76,3 +76,23 @@ describe('RAG_MIN_SCORE with a reranker', () => {
     expect(answer.citations[0]?.source).toBe('backups.md');
   });
 });
+
+describe('the coverage rule in a collection of another language', () => {
+  it("stems the question with the collection's BM25 language: 'cheval' is covered by 'chevaux' in French", async () => {
+    const frenchDir = await mkdtemp(join(tmpdir(), 'rag-answer-fr-'));
+    const french = new LanceDbStore({ dataDir: frenchDir, collection: 'docs', bm25Language: 'french' });
+    try {
+      await french.open(null);
+      const text = 'Les chevaux dorment à l’écurie.';
+      await french.upsert([
+        { id: chunkId('écurie.md', 0), source: 'écurie.md', headingPath: 'Écurie', chunkIndex: 0, text: `écurie.md > Écurie\n\n${text}`, contentHash: 'h', groups: [], sparse: encodeDocument(text, 'french'), ingestedAt: 'now' },
+      ]);
+      const answer = await new Answerer({ retriever: new Retriever({ store: french, rerankCandidates: 50, telemetry }), telemetry }).answer('cheval', 1, []);
+      expect(answer.answer).not.toBe(NOT_COVERED_ANSWER);
+      expect(answer.citations.map((citation) => citation.source)).toEqual(['écurie.md']);
+    } finally {
+      await french.close();
+      await rm(frenchDir, { recursive: true, force: true });
+    }
+  });
+});

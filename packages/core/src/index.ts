@@ -33,6 +33,7 @@ export * from './pipeline/passages.ts';
 export type { Reranker, RerankScore } from './rerankers/reranker.ts';
 export { encodeDocument, encodeQuery } from './sparse/bm25-encoder.ts';
 export { bm25Stems } from './sparse/tokenize.ts';
+export { BM25_LANGUAGES, type Bm25Language } from './sparse/languages/bm25-languages.ts';
 export type { HybridQuery, OpenOptions, VectorStore } from './stores/vector-store.ts';
 export { LeadContexts, NO_CONTEXT, type ChunkContexts, type ContextDocument, type DocumentContexts } from './context/chunk-contexts.ts';
 export { ContextCache, contextCacheKey } from './context/context-cache.ts';

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { joinPageModules } from './page-script.ts';
 
 const webFolder = new URL('../web/', import.meta.url);
 
@@ -46,10 +47,10 @@ export function contentSecurityPolicy(page: string): string {
   ].join('; ');
 }
 
-/** GET / (the page) and GET /app.js (its script), both read once, when the app is built. */
+/** GET / (the page) and GET /app.js (its script, joined from web/app.js and its modules), both read once, when the app is built. */
 export function registerWebRoutes(app: FastifyInstance): void {
   const page = readFileSync(new URL('index.html', webFolder), 'utf8');
-  const script = readFileSync(new URL('app.js', webFolder), 'utf8');
+  const script = joinPageModules(webFolder, 'app.js');
   const policy = contentSecurityPolicy(page);
   app.get('/', async (_request, reply) => {
     return reply

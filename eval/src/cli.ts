@@ -59,10 +59,15 @@ function parseScore(value: string | undefined, fallback: number | undefined): nu
   return number;
 }
 
+/** The set's own language, unless BM25_LANGUAGE is given: a set is measured with another analyzer that way. */
+function configFor(set: GoldenSet, config: Config): Config {
+  return set.bm25Language && process.env.BM25_LANGUAGE === undefined ? { ...config, BM25_LANGUAGE: set.bm25Language } : config;
+}
+
 async function backendFor(set: GoldenSet, url: string | undefined, config: Config, logger: Logger): Promise<EvalBackend> {
   if (url) return new HttpBackend(url);
   if (!set.corpus) throw new UsageError(`${set.file} names no corpus: add a top-level \`corpus:\` (see README, Evaluation) or pass --url`);
-  const index = await EmbeddedIndex.open(config, logger);
+  const index = await EmbeddedIndex.open(configFor(set, config), logger);
   try {
     await index.ingestFolder(set.corpus);
   } catch (error) {

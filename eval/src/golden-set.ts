@@ -1,12 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
+import { BM25_LANGUAGES, type Bm25Language } from '@rag/core';
 import { parse } from 'yaml';
 import { z, type ZodIssue } from 'zod';
 
 /**
  * A golden set: `questions: [{question, expected_source, expected_substring?}]` (the seed's format,
  * `expected_source: none` for out-of-scope, optional `kind` to group them in the report), plus an optional `corpus` telling the in-process mode
- * what to ingest: a folder relative to the repository root, or `{path, include}`.
+ * what to ingest: a folder relative to the repository root, or `{path, include}`, and the `bm25_language` its
+ * documents are written in (BM25_LANGUAGE for the in-process index; an explicit BM25_LANGUAGE still wins).
  */
 const nonEmpty = z.string().trim().min(1, 'must be a non-empty string');
 
@@ -35,6 +37,7 @@ const gateSchema = z
 const goldenSchema = z
   .object({
     corpus: corpusSchema.optional(),
+    bm25_language: z.enum(BM25_LANGUAGES).optional(),
     gate: gateSchema.optional(),
     /** The gate of a run with a dense model (EMBED_MODEL or EMBED_URL): hybrid search must stay above BM25's level. */
     hybrid_gate: gateSchema.optional(),
@@ -71,6 +74,8 @@ export interface GoldenSet {
   name: string;
   file: string;
   corpus: GoldenCorpus | undefined;
+  /** The language the set's corpus and questions are written in; undefined: the configured BM25_LANGUAGE. */
+  bm25Language: Bm25Language | undefined;
   gate: GoldenSetGate | undefined;
   hybridGate: GoldenSetGate | undefined;
   questions: GoldenQuestion[];
@@ -103,7 +108,7 @@ export function parseGoldenSet(text: string, file: string, repositoryRoot: strin
   }
   const parsed = goldenSchema.safeParse(data);
   if (!parsed.success) throw new GoldenSetError(file, parsed.error.issues.map(describeIssue));
-  const { corpus, gate, hybrid_gate: hybridGate, questions } = parsed.data;
+  const { corpus, bm25_language: bm25Language, gate, hybrid_gate: hybridGate, questions } = parsed.data;
   const problems = questions.flatMap((entry, index) =>
     entry.expected_source === OUT_OF_SCOPE && entry.expected_substring
       ? [`question ${index + 1} (expected_substring): an out-of-scope question (expected_source: none) cannot expect a substring`]
@@ -114,6 +119,7 @@ export function parseGoldenSet(text: string, file: string, repositoryRoot: strin
     name: file.replace(/^.*\//, '').replace(/\.ya?ml$/, ''),
     file,
     corpus: corpus ? { root: isAbsolute(corpus.path) ? corpus.path : resolve(repositoryRoot, corpus.path), include: corpus.include } : undefined,
+    bm25Language,
     gate,
     hybridGate,
     questions: questions.map((entry, index) => ({

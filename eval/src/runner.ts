@@ -1,4 +1,4 @@
-import { MIN_QUERY_COVERAGE, queryCoverage } from '@rag/core';
+import { MIN_QUERY_COVERAGE, queryCoverage, type Bm25Language } from '@rag/core';
 import { SEARCH_DEPTH, type EvalBackend } from './backend.ts';
 import type { GoldenQuestion, GoldenSet } from './golden-set.ts';
 import { auroc, firstHitRank, rankMetrics, type RankMetrics } from './metrics.ts';
@@ -43,7 +43,7 @@ export interface GoldenResult {
   gate: Gate & { passed: boolean; failures: string[] };
 }
 
-async function askOne(backend: EvalBackend, entry: GoldenQuestion): Promise<QuestionOutcome> {
+async function askOne(backend: EvalBackend, entry: GoldenQuestion, language: Bm25Language | undefined): Promise<QuestionOutcome> {
   const passages = await backend.search(entry.question, SEARCH_DEPTH);
   const best = passages[0];
   return {
@@ -55,7 +55,7 @@ async function askOne(backend: EvalBackend, entry: GoldenQuestion): Promise<Ques
     rank: entry.expectedSource ? firstHitRank(passages, { expectedSource: entry.expectedSource, expectedSubstring: entry.expectedSubstring }) : undefined,
     documentRank: entry.expectedSource ? firstHitRank(passages, { expectedSource: entry.expectedSource }) : undefined,
     topScore: best?.score,
-    topCoverage: best ? queryCoverage(entry.question, best.text) : 0,
+    topCoverage: best ? queryCoverage(entry.question, best.text, language) : 0,
     top: passages.slice(0, 3).map((passage) => ({ source: passage.source, headingPath: passage.headingPath, score: passage.score })),
   };
 }
@@ -63,7 +63,7 @@ async function askOne(backend: EvalBackend, entry: GoldenQuestion): Promise<Ques
 /** Asks every question of the set (in order, one at a time: the numbers must not depend on load). */
 export async function runGoldenSet(set: GoldenSet, backend: EvalBackend, gate: Gate, configuredMinScore?: number, gateWhy: string | undefined = set.gate?.why): Promise<GoldenResult> {
   const questions: QuestionOutcome[] = [];
-  for (const entry of set.questions) questions.push(await askOne(backend, entry));
+  for (const entry of set.questions) questions.push(await askOne(backend, entry, set.bm25Language));
   const inScope = questions.filter((outcome) => outcome.expectedSource !== undefined);
   const outOfScope = questions.filter((outcome) => outcome.expectedSource === undefined);
   const metrics = rankMetrics(inScope.map((outcome) => outcome.rank));

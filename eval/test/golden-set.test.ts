@@ -34,6 +34,13 @@ describe('golden set validation', () => {
     expect(set.corpus).toEqual({ root: '/repo', include: ['README.md', 'docs'] });
   });
 
+  it('reads the BM25 language its documents are written in, and refuses one BM25_LANGUAGE does not know', () => {
+    const question = 'questions: [{question: q, expected_source: a.md}]';
+    expect(parseGoldenSet(`bm25_language: french\n${question}`, 's.yaml', root).bm25Language).toBe('french');
+    expect(parseGoldenSet(question, 's.yaml', root).bm25Language).toBeUndefined();
+    expect(problemsOf(`bm25_language: klingon\n${question}`)).toContain('bm25_language');
+  });
+
   it('names the question number (from 1) and the field of each problem', () => {
     const message = problemsOf(
       ['questions:', '  - {question: fine, expected_source: a.md}', '  - {question: "", expected_source: a.md}', '  - {question: no source}'].join('\n'),

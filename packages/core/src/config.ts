@@ -87,6 +87,10 @@ export const configSchema = z
     DOCLING_API_KEY: optionalText,
     DOCLING_TIMEOUT_MS: integer(1, 3_600_000).default(600_000),
     INGEST_CONCURRENCY: integer(1, 64).default(4),
+    /** Workers the listing is split across (rag-ingest --shards): each syncs the share of JOB_COMPLETION_INDEX and none prunes. */
+    INGEST_SHARDS: integer(1, 10_000).optional(),
+    /** Set by Kubernetes in each pod of an Indexed Job (https://kubernetes.io/docs/tasks/job/indexed-parallel-processing-static/). */
+    JOB_COMPLETION_INDEX: integer(0, 9_999).optional(),
     /** YAML file of API keys (SHA-256 hashes, groups, rate limits); unset: the API is open and callers see public documents only. */
     RAG_AUTH_FILE: optionalText,
     /** A sync refuses to prune more than this share of the indexed documents (an emptied or mistyped source); --force-prune overrides. */

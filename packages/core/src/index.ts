@@ -28,6 +28,7 @@ export * from './fusion/rrf.ts';
 export * from './pipeline/answer.ts';
 export * from './pipeline/ingest.ts';
 export * from './pipeline/ingest-summary.ts';
+export * from './pipeline/shard.ts';
 export * from './pipeline/retrieve.ts';
 export * from './pipeline/passages.ts';
 export type { Reranker, RerankScore } from './rerankers/reranker.ts';

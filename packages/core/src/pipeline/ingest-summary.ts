@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../errors.ts';
+import type { Shard } from './shard.ts';
 
 export interface IngestFailure {
   uri: string;
@@ -40,8 +41,13 @@ export class IngestSummary {
    * public, because the folder has no access file (RAG_ACCESS_WOULD_PUBLISH; --allow-publish publishes them).
    */
   readonly keptRestricted: string[] = [];
+  /** Documents listed that belong to the other shares of a sharded run (`shard`): neither synced nor counted in `files`. */
+  otherShards = 0;
   /** Chunk contexts (CONTEXT_MODE=llm): failed ones count in `errors`; failed and deferred ones are asked again next run. */
   readonly contexts = { written: 0, cached: 0, failed: 0, deferred: 0, promptTokens: 0, completionTokens: 0 };
+
+  /** The share of the listing this run synced (--shard, INGEST_SHARDS), or undefined for the whole listing. */
+  constructor(readonly shard?: Shard | undefined) {}
 
   get skipped(): number {
     return this.unchanged + this.unsupported + this.skippedEntries;
@@ -56,6 +62,14 @@ export class IngestSummary {
   contextLine(): string {
     const { written, cached, failed, deferred, promptTokens, completionTokens } = this.contexts;
     return `contexts: ${written} written, ${cached} cached, ${failed} failed, ${deferred} deferred (token budget), ${promptTokens + completionTokens} tokens (${promptTokens} prompt + ${completionTokens} completion)`;
+  }
+
+  /** A sharded run's share, printed before the summary line: its `files` are this share's documents. */
+  shardLine(): string | undefined {
+    if (!this.shard) return undefined;
+    const listed = this.files + this.otherShards;
+    const pruning = this.shard.count > 1 ? '; pruning is left to one --prune-only run after every shard' : '';
+    return `shard ${this.shard.index}/${this.shard.count}: ${this.files} of ${listed} listed documents${pruning}`;
   }
 
   toLine(): string {

@@ -17,6 +17,7 @@ import { contentHashOf, vectorizeChunks, type ChunkOptions } from './index-docum
 import { IngestSummary } from './ingest-summary.ts';
 import { IngestWriter, isWhole, type WriteCompletion } from './ingest-writer.ts';
 import { pruneDeleted } from './prune.ts';
+import { inShard, type Shard } from './shard.ts';
 import { inSpan, inStreamSpan, suiteTracer } from '../tracing/spans.ts';
 
 export interface IngestOptions {
@@ -32,6 +33,13 @@ export interface IngestOptions {
   writeBatchPoints?: number;
   /** Delete the points of documents no longer in the source (default true). */
   prune: boolean;
+  /**
+   * Sync only this share of the listing (a completion of a Kubernetes Indexed Job; see shard.ts). A run
+   * given one share of several never prunes: it cannot tell a deleted document from another share's.
+   */
+  shard?: Shard | undefined;
+  /** List the whole source and prune what it lost (with the guard), syncing nothing: the last step after every shard. */
+  pruneOnly?: boolean | undefined;
   /**
    * Share of the indexed documents (0 to 1, default 0.5) a run may prune: past it, or when the listing
    * is empty, nothing is pruned and the summary says why (`pruneRefused`). INGEST_MAX_PRUNE_RATIO.
@@ -106,7 +114,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
 }
 
 async function syncAll(options: IngestOptions): Promise<IngestSummary> {
-  const run: Run = { options, summary: new IngestSummary(), writer: new IngestWriter(options.store, options.writeBatchPoints ?? DEFAULT_WRITE_BATCH_POINTS) };
+  const run: Run = { options, summary: new IngestSummary(options.shard), writer: new IngestWriter(options.store, options.writeBatchPoints ?? DEFAULT_WRITE_BATCH_POINTS) };
   const indexed = new Map((await inSpan('list indexed documents', {}, () => options.store.listDocuments())).map((document) => [document.source, asIndexed(document)]));
   // The uris listed are all the run keeps of the listing: pruning needs them.
   const seen = new Set<string>();
@@ -117,8 +125,13 @@ async function syncAll(options: IngestOptions): Promise<IngestSummary> {
     // The listing's calls (GCS pages) are children of one span lasting as long as the listing.
     for await (const document of inStreamSpan(suiteTracer().startSpan('list source'), () => options.source.list(options.signal))) {
       if (options.signal?.aborted) break;
+      if (options.shard && !inShard(document.uri, options.shard)) {
+        run.summary.otherShards += 1;
+        continue;
+      }
       run.summary.files += 1;
       seen.add(document.uri);
+      if (options.pruneOnly) continue;
       track(preparing, limit(() => syncDocumentSafely(document, indexed.get(document.uri), run, writing)));
       while (preparing.size >= options.concurrency * LISTED_AHEAD_PER_WORKER) await Promise.race(preparing);
     }
@@ -134,7 +147,7 @@ async function syncAll(options: IngestOptions): Promise<IngestSummary> {
     await Promise.all(writing);
   }
   if (options.signal?.aborted) return interrupted(run);
-  if (options.prune) {
+  if (prunes(options)) {
     await inSpan('prune', {}, () => pruneDeleted(indexed, seen, run.summary, {
       store: options.store,
       logger: options.logger,
@@ -149,9 +162,15 @@ async function syncAll(options: IngestOptions): Promise<IngestSummary> {
   return options.signal?.aborted ? interrupted(run) : run.summary;
 }
 
-/** Entries the listing passed over (symbolic links) count as skipped, each logged with its reason. */
+/** Pruning needs the whole listing: a run given one share of several leaves it to a --prune-only run. */
+function prunes(options: IngestOptions): boolean {
+  return (options.prune || options.pruneOnly === true) && (options.shard === undefined || options.shard.count === 1);
+}
+
+/** Entries the listing passed over (symbolic links) count as skipped, each logged with its reason (by its own shard only). */
 function countSkippedEntries({ options, summary }: Run): void {
   for (const entry of options.source.skippedEntries ?? []) {
+    if (options.shard && !inShard(entry.uri, options.shard)) continue;
     summary.skippedEntries += 1;
     options.logger.info({ uri: entry.uri, reason: entry.reason }, 'skipped');
   }

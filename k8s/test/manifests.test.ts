@@ -81,7 +81,7 @@ describe('the dashboard and alert rules', () => {
     const telemetry = new Telemetry();
     telemetry.recordRequest('/search', 'ok');
     telemetry.recordStage('rerank', 0.2);
-    telemetry.recordTopScore(0.6);
+    telemetry.recordTopScore(0.6, true);
     telemetry.recordModelCall('chat', 'openai', 'qwen3-4b-cpu', 1.5);
     telemetry.recordTokens('qwen3-4b-cpu', 900, 120);
     telemetry.recordRerankFallback('RAG_RERANK_UNAVAILABLE');

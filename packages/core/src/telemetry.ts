@@ -31,7 +31,7 @@ export class Telemetry {
     advice: { explicitBucketBoundaries: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120] },
   });
   private readonly topScore = this.meter.createHistogram('rag.retrieval.top_score', {
-    description: 'Score of the best passage of each retrieval; separates in-scope from out-of-scope questions.',
+    description: 'Score of the best passage of each retrieval, by reranked (true: rerank probability, false: fused RRF score); separates in-scope from out-of-scope questions.',
     advice: { explicitBucketBoundaries: [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1] },
   });
   private readonly requests: Counter = this.meter.createCounter('rag.retrieval.requests', {
@@ -66,8 +66,13 @@ export class Telemetry {
     this.stageDuration.record(seconds, { stage });
   }
 
-  recordTopScore(score: number): void {
-    this.topScore.record(score);
+  /**
+   * `reranked`: whether the score is the reranker's (a probability) or the fused RRF score of a retrieval that
+   * skipped it (no reranker, too few candidates, or an outage): two scales, told apart so that an alert on the
+   * reranked scores does not fire when a reranker outage swaps in the other.
+   */
+  recordTopScore(score: number, reranked: boolean): void {
+    this.topScore.record(score, { reranked: String(reranked) });
   }
 
   recordModelCall(operation: 'embeddings' | 'rerank' | 'chat', provider: string, model: string, seconds: number): void {

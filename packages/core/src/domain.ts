@@ -13,6 +13,11 @@ export interface Chunk {
   headingPath: string;
   chunkIndex: number;
   text: string;
+  /**
+   * The pages (PDF) or slides (PPTX) the chunk's text lies on, 1-based, ascending, when its converter placed
+   * the document on pages; [] when it did but found none for this chunk; absent for a document without pages.
+   */
+  pages?: readonly number[] | undefined;
 }
 
 /** What identifies a version of a document, to skip unchanged ones on the next run. */
@@ -49,6 +54,8 @@ export interface IndexedDocument extends DocumentVersion {
   groups: readonly string[] | undefined;
   /** The metadata its chunks carry; undefined when unknown (indexed before metadata) or when they disagree. */
   metadata?: DocumentMetadata | undefined;
+  /** True when every chunk records its pages (Chunk.pages, even []); false for one indexed before pages existed, or not paged. */
+  pagesRecorded?: boolean | undefined;
 }
 
 export interface SearchHit {
@@ -61,6 +68,8 @@ export interface SearchHit {
   score: number;
   /** Reciprocal Rank Fusion score, kept when a reranker replaced `score`. */
   fusionScore: number;
+  /** See Chunk.pages: where a paged document's chunk lies; absent otherwise. */
+  pages?: readonly number[] | undefined;
   /** True when `score` is the reranker's (it runs only when the store returned more than k candidates). */
   reranked?: boolean;
 }

@@ -29,6 +29,12 @@ export const chatRequest = queryRequest.extend({
     .describe('instead of history: the conversation in OpenAI\'s shape; its last user message is the question when "query" is absent; system messages are not used'),
 });
 
+/** A paged document's result or citation (PDF pages, PPTX slides); both absent for other documents. */
+export const pageShape = {
+  page: z.number().int().min(1).optional().describe('PDF page or PPTX slide where the passage starts, from 1; absent for documents without pages'),
+  pages: z.array(z.number().int().min(1)).optional().describe('every page the passage touches, ascending; present only when it spans more than one'),
+};
+
 const reranked = z.boolean().optional().describe('only with a reranker: false when the results are in the fused order');
 
 export const searchResponse = z.object({
@@ -40,12 +46,13 @@ export const searchResponse = z.object({
       score: z.number(),
       fusion_score: z.number(),
       text: z.string(),
+      ...pageShape,
     }),
   ),
   reranked,
 });
 
-const citation = z.object({ source: z.string(), heading_path: z.string(), chunk_index: z.number().int(), score: z.number() });
+const citation = z.object({ source: z.string(), heading_path: z.string(), chunk_index: z.number().int(), score: z.number(), ...pageShape });
 
 export const chatResponse = z.object({
   answer: z.string(),

@@ -33,6 +33,9 @@ export const ragCitation = z.object({
   score: z.number(),
   /** The label the answer text uses: `[source#chunk_index]`. */
   label: z.string(),
+  /** Our extension, as /chat's citations: the page or slide where a paged document's passage starts, and all of them when several. */
+  page: z.number().int().min(1).optional(),
+  pages: z.array(z.number().int().min(1)).optional(),
 });
 
 const unknownCitations = z.array(z.string()).describe('our extension: labels the answer cites that match no passage given, never shown as sources');

@@ -5,6 +5,18 @@ export interface Citation {
   headingPath: string;
   chunkIndex: number;
   score: number;
+  /** The pages or slides the passage lies on (see Chunk.pages); absent for a document without pages. */
+  pages?: readonly number[] | undefined;
+}
+
+/**
+ * The page fields of a result or citation in every interface (docs/api.md): `page`, 1-based, where the
+ * passage starts, and `pages`, every page it touches, only when there are several; neither without pages.
+ */
+export function pageFields(pages: readonly number[] | undefined): { page?: number; pages?: number[] } {
+  const [first] = pages ?? [];
+  if (first === undefined) return {};
+  return pages!.length > 1 ? { page: first, pages: [...pages!] } : { page: first };
 }
 
 /** How answers and the API name a passage: `source#chunk_index`. */
@@ -22,7 +34,7 @@ export function promptLabel(position: number): string {
 }
 
 export function toCitation(hit: SearchHit): Citation {
-  return { source: hit.source, headingPath: hit.headingPath, chunkIndex: hit.chunkIndex, score: hit.score };
+  return { source: hit.source, headingPath: hit.headingPath, chunkIndex: hit.chunkIndex, score: hit.score, ...(hit.pages?.length ? { pages: hit.pages } : {}) };
 }
 
 /** A label inside a citation bracket, and where it stands in the text (`end` exclusive). */

@@ -36,6 +36,14 @@ export interface SectionLayout {
   langchainText: string;
   /** Indentation of fenced code lines, re-inserted at these offsets of `langchainText`. */
   codeIndents: CodeIndent[];
+  /** Where each line of `langchainText` came from in the Markdown: what places a chunk on its pages. */
+  lineSources: LineSource[];
+}
+
+/** A line starting at `offset` of `langchainText` whose text starts at `source` in the Markdown. */
+export interface LineSource {
+  offset: number;
+  source: number;
 }
 
 export interface CodeIndent {
@@ -51,6 +59,8 @@ interface Heading {
 interface Line {
   text: string;
   indent: string;
+  /** Offset in the Markdown of the line's first non-blank character. */
+  source: number;
 }
 
 interface Paragraph extends SectionLayout {
@@ -104,16 +114,19 @@ export function splitMarkdownLayouts(markdown: string): SectionLayout[] {
     if (current.length > 0) paragraphs.push(paragraphOf(current, headings));
     current = [];
   };
+  let lineStart = 0;
   lines.forEach((line, index) => {
     const role = roles[index] ?? { kind: 'text' };
+    const source = lineStart + (line.length - line.trimStart().length);
+    lineStart += line.length + 1;
     if (role.kind === 'heading') {
       flush();
       enterHeading(headings, role);
     } else if (role.kind === 'code') {
-      current.push(codeLine(line, role.fenceIndent));
+      current.push(codeLine(line, role.fenceIndent, source));
     } else {
       const text = cleanLine(line);
-      if (text !== '') current.push({ text, indent: '' });
+      if (text !== '') current.push({ text, indent: '', source });
       else flush();
     }
   });
@@ -129,9 +142,11 @@ function enterHeading(headings: Heading[], heading: Heading): void {
 
 function paragraphOf(lines: Line[], headings: Heading[]): Paragraph {
   const codeIndents: CodeIndent[] = [];
+  const lineSources: LineSource[] = [];
   let offset = 0;
   for (const line of lines) {
     if (line.indent !== '') codeIndents.push({ offset, indent: line.indent });
+    lineSources.push({ offset, source: line.source });
     offset += line.text.length + 1;
   }
   return {
@@ -139,6 +154,7 @@ function paragraphOf(lines: Line[], headings: Heading[]): Paragraph {
     headingPath: headings.map((h) => h.value).join(' > '),
     langchainText: lines.map((line) => line.text).join('\n'),
     codeIndents,
+    lineSources,
   };
 }
 
@@ -148,21 +164,22 @@ function joinParagraphs(paragraphs: Paragraph[]): SectionLayout[] {
   for (const paragraph of paragraphs) {
     const last = sections.at(-1);
     if (last?.metadataKey !== paragraph.metadataKey) {
-      sections.push({ ...paragraph, codeIndents: [...paragraph.codeIndents] });
+      sections.push({ ...paragraph, codeIndents: [...paragraph.codeIndents], lineSources: [...paragraph.lineSources] });
       continue;
     }
     const shift = last.langchainText.length + PARAGRAPH_JOIN.length;
     last.langchainText += PARAGRAPH_JOIN + paragraph.langchainText;
     last.codeIndents.push(...paragraph.codeIndents.map((c) => ({ offset: c.offset + shift, indent: c.indent })));
+    last.lineSources.push(...paragraph.lineSources.map((line) => ({ offset: line.offset + shift, source: line.source })));
   }
-  return sections.map(({ headingPath, langchainText, codeIndents }) => ({ headingPath, langchainText, codeIndents }));
+  return sections.map(({ headingPath, langchainText, codeIndents, lineSources }) => ({ headingPath, langchainText, codeIndents, lineSources }));
 }
 
 /** Code keeps its indentation relative to the fence (YAML, Python); LangChain strips it. */
-function codeLine(line: string, fenceIndent: number): Line {
+function codeLine(line: string, fenceIndent: number, source: number): Line {
   const text = cleanLine(line);
   const indent = text === '' ? '' : (/^[ \t]*/.exec(line)?.[0] ?? '');
-  return { text, indent: indent.slice(Math.min(fenceIndent, indent.length)) };
+  return { text, indent: indent.slice(Math.min(fenceIndent, indent.length)), source };
 }
 
 /** Line positions in the source; micromark drops a leading BOM from its offsets. */

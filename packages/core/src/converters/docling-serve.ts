@@ -14,7 +14,9 @@ import {
   withRetries,
   type RemoteCallOptions,
 } from '../http/remote-call.ts';
-import type { Converter } from './converter.ts';
+import type { Converter, PagedMarkdown } from './converter.ts';
+import { extensionOf } from './converter-registry.ts';
+import { PAGE_BREAK_PLACEHOLDER, placePages, withoutPageBreaks } from './docling-pages.ts';
 import { unreadable } from './unreadable.ts';
 
 export interface DoclingServeOptions {
@@ -31,7 +33,7 @@ export interface DoclingServeOptions {
 
 /** The synchronous answer of POST /v1/convert/file for one file (docling-serve v1 API). */
 interface ConvertResponse {
-  document?: { md_content?: string | null };
+  document?: { md_content?: string | null; json_content?: unknown };
   status?: 'success' | 'partial_success' | 'skipped' | 'failure' | 'pending' | 'started';
   errors?: unknown[];
 }
@@ -47,17 +49,26 @@ const DOCUMENT_STATUSES = new Set([400, 415, 422]);
  */
 export class DoclingServeConverter implements Converter {
   readonly extensions = ['pdf', 'docx', 'pptx'] as const;
+  /** docling gives PDF items their page and PPTX items their slide (`prov[].page_no`); DOCX items have none. */
+  readonly pagedExtensions = ['pdf', 'pptx'] as const;
 
   constructor(private readonly options: DoclingServeOptions) {}
 
   async toMarkdown(bytes: Buffer, fileName: string, signal?: AbortSignal): Promise<string> {
+    return (await this.toPagedMarkdown(bytes, fileName, signal)).markdown;
+  }
+
+  async toPagedMarkdown(bytes: Buffer, fileName: string, signal?: AbortSignal): Promise<PagedMarkdown> {
     const answer = await this.convert(bytes, basename(fileName), signal);
     if (!answer.status || !USABLE_STATUSES.has(answer.status)) {
       throw unreadable(`docling-serve: ${answer.status ?? 'no status'}${describeErrors(answer.errors)}`);
     }
     const markdown = answer.document?.md_content;
     if (typeof markdown !== 'string') throw unreadable('docling-serve answered without md_content');
-    return unescapeHtmlOutsideCode(markdown);
+    // The entities go first: the placeholder holds none, and the page offsets are then those of the final text.
+    const unescaped = unescapeHtmlOutsideCode(markdown);
+    if (!(this.pagedExtensions as readonly string[]).includes(extensionOf(fileName))) return { markdown: withoutPageBreaks(unescaped) };
+    return placePages(unescaped, answer.document?.json_content);
   }
 
   private async convert(bytes: Buffer, fileName: string, signal: AbortSignal | undefined): Promise<ConvertResponse> {
@@ -90,6 +101,9 @@ async function postFile(call: RemoteCallOptions, bytes: Buffer, fileName: string
   const form = new FormData();
   form.append('files', new Blob([bytes]), fileName);
   form.append('to_formats', 'md');
+  // The document's JSON too, for the page of each item (docling_core's DoclingDocument, `prov[].page_no`).
+  form.append('to_formats', 'json');
+  form.append('md_page_break_placeholder', PAGE_BREAK_PLACEHOLDER);
   // Pictures as a placeholder: embedded ones would put base64 into every chunk.
   form.append('image_export_mode', 'placeholder');
   const response = await fetch(call.url, { method: 'POST', headers: { accept: 'application/json', ...call.headers }, body: form, signal });

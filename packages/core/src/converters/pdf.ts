@@ -1,20 +1,28 @@
 import { extractText, getDocumentProxy } from 'unpdf';
-import type { Converter } from './converter.ts';
+import type { Converter, PagedMarkdown } from './converter.ts';
+import { joinPages } from './paged-markdown.ts';
 import { reasonOf, unreadable } from './unreadable.ts';
 
 /**
- * Embedded PDF text extraction (pdf.js through unpdf), one paragraph block per page. A PDF has no
- * heading structure to keep; docling-serve (DOCLING_URL) recovers headings, tables and scanned text.
+ * Embedded PDF text extraction (pdf.js through unpdf), one paragraph block per page, each page's start
+ * kept for citations. A PDF has no heading structure to keep; docling-serve (DOCLING_URL) recovers
+ * headings, tables and scanned text.
  */
 export class PdfConverter implements Converter {
   readonly extensions = ['pdf'] as const;
+  readonly pagedExtensions = ['pdf'] as const;
 
   async toMarkdown(bytes: Buffer): Promise<string> {
+    return (await this.toPagedMarkdown(bytes)).markdown;
+  }
+
+  async toPagedMarkdown(bytes: Buffer): Promise<PagedMarkdown> {
     if (bytes.length === 0) throw unreadable('empty file');
     const pages = await extractPages(bytes);
-    const text = pages.map((page) => page.trim()).filter((page) => page !== '');
-    if (text.length === 0) throw unreadable('no extractable text (scanned or image-only PDF?)');
-    return `${text.join('\n\n')}\n`;
+    // unpdf gives one text per page, in page order (mergePages: false): the page number is its position.
+    const paged = joinPages(pages.map((text, index) => ({ page: index + 1, markdown: text.trim() })));
+    if (paged.markdown === '') throw unreadable('no extractable text (scanned or image-only PDF?)');
+    return paged;
   }
 }
 

@@ -1,6 +1,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import type JSZip from 'jszip';
-import type { Converter } from './converter.ts';
+import type { Converter, PagedMarkdown } from './converter.ts';
+import { joinPages, type PageMarkdown } from './paged-markdown.ts';
 import { unreadable } from './unreadable.ts';
 import { childrenOf, slideText, type XmlNode } from './pptx-slide.ts';
 import { DEFAULT_ZIP_LIMITS, openZipWithinLimits, type ZipLimits } from './zip-limits.ts';
@@ -9,26 +10,32 @@ const parser = new XMLParser({ preserveOrder: true, ignoreAttributes: false, tri
 
 /**
  * PowerPoint decks read from their slide XML (ECMA-376 PresentationML): one `##` section per slide,
- * headed by the slide's title placeholder, in the order the presentation shows them.
+ * headed by the slide's title placeholder, in the order the presentation shows them; each slide's
+ * number (its position in that order, as PowerPoint numbers it) is kept for citations.
  */
 export class PptxConverter implements Converter {
   readonly extensions = ['pptx'] as const;
+  readonly pagedExtensions = ['pptx'] as const;
 
   constructor(private readonly limits: ZipLimits = DEFAULT_ZIP_LIMITS) {}
 
   async toMarkdown(bytes: Buffer): Promise<string> {
+    return (await this.toPagedMarkdown(bytes)).markdown;
+  }
+
+  async toPagedMarkdown(bytes: Buffer): Promise<PagedMarkdown> {
     if (bytes.length === 0) throw unreadable('empty file');
     const zip = await openZipWithinLimits(bytes, 'PPTX', this.limits);
     if (!zip.file('ppt/presentation.xml')) throw unreadable('not a PPTX: no ppt/presentation.xml');
     const slidePaths = await slidesInOrder(zip);
-    const sections: string[] = [];
+    const slides: PageMarkdown[] = [];
     for (const [position, path] of slidePaths.entries()) {
       const xml = await zip.file(path)?.async('string');
       if (xml === undefined) continue;
       const { title, body } = slideText(parser.parse(xml) as XmlNode[]);
-      sections.push([`## ${title || `Slide ${position + 1}`}`, ...body].join('\n\n'));
+      slides.push({ page: position + 1, markdown: [`## ${title || `Slide ${position + 1}`}`, ...body].join('\n\n') });
     }
-    return sections.length > 0 ? `${sections.join('\n\n')}\n` : '';
+    return joinPages(slides);
   }
 }
 

@@ -4,7 +4,8 @@ import pLimit from 'p-limit';
 import { sameGroups } from '../access/groups.ts';
 import { sameMetadata } from '../search-filter/document-metadata.ts';
 import { chunkMarkdown } from '../chunking/chunk-markdown.ts';
-import type { ConverterRegistry } from '../converters/converter-registry.ts';
+import { convertDocument, pagesDocuments, type Converter } from '../converters/converter.ts';
+import { extensionOf, type ConverterRegistry } from '../converters/converter-registry.ts';
 import type { ChunkContexts, ContextDocument, DocumentContexts } from '../context/chunk-contexts.ts';
 import type { Chunk, IndexedDocument } from '../domain.ts';
 import type { Embedder } from '../embedders/embedder.ts';
@@ -249,7 +250,7 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
     options.logger.warn({ uri: document.uri, groups: previous?.groups }, `kept restricted: the folder has no access file, and this document is indexed with access groups (RAG_ACCESS_WOULD_PUBLISH)`);
     return undefined;
   }
-  const checkChanges = previous !== undefined && !options.dryRun;
+  const checkChanges = previous !== undefined && !options.dryRun && !lacksPages(converter, document, previous, run);
   if (checkChanges && document.sourceVersion !== undefined && previous.sourceVersion === document.sourceVersion) {
     return keepContent(document, previous, run);
   }
@@ -260,12 +261,12 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
   assertWithinSize(bytes.length, maxFileBytes);
   const contentHash = contentHashOf(bytes);
   if (checkChanges && previous.contentHash === contentHash) return keepContent(document, previous, run);
-  const markdown = await inSpan('convert', { attributes: { 'rag.document.bytes': bytes.length } }, () => asDocumentFault(() => converter.toMarkdown(bytes, document.uri, options.signal)));
+  const { markdown, pages } = await inSpan('convert', { attributes: { 'rag.document.bytes': bytes.length } }, () => asDocumentFault(() => convertDocument(converter, bytes, document.uri, options.signal)));
   // Converting held the event loop, and chunking holds it again: a timers turn lets the writing heartbeat (an
   // interval) and a SIGTERM in between; setImmediate would not wait for due timers.
   await nextTurn(0);
   options.signal?.throwIfAborted();
-  const chunks = await asDocumentFault(() => chunkMarkdown(markdown, document.uri, options.chunking));
+  const chunks = await asDocumentFault(() => chunkMarkdown(markdown, document.uri, options.chunking, pages));
   summary.chunks += chunks.length;
   if (options.dryRun) {
     options.logger.info({ uri: document.uri, chunks: chunks.length }, 'dry run');
@@ -340,6 +341,16 @@ async function keepContentGroups(document: SourceDocument, previous: IndexedDocu
       summary.groupUpdates += 1;
     }),
   };
+}
+
+/**
+ * A document of a paged type (PDF, PPTX) indexed before chunks recorded their pages: it is converted and
+ * chunked again even though it did not change, once; documents of other types are not touched.
+ */
+function lacksPages(converter: Converter, document: SourceDocument, previous: IndexedDocument, { options }: Run): boolean {
+  if (previous.pagesRecorded !== false || !pagesDocuments(converter, extensionOf(document.uri))) return false;
+  options.logger.info({ uri: document.uri }, 'indexed before pages were recorded: converting it again for its page numbers');
+  return true;
 }
 
 /** A restricted document that the run would index as public only because the folder lost its access file. */

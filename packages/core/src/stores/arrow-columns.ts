@@ -15,7 +15,7 @@ export function columnOf(batch: RecordBatch, name: string): Vector {
  * A column of variable-width rows (a List of numbers, or Utf8 as its UTF-8 bytes): each row is a view
  * into the column's value buffer, no copy, valid while the batch is.
  */
-export class VariableWidthColumn<Values extends Uint8Array | Uint32Array | Float32Array> {
+export class VariableWidthColumn<Values extends Uint8Array | Uint32Array | Int32Array | Float32Array> {
   private readonly offsets: Int32Array;
   private readonly values: Values;
   /** The batch's first row in `offsets` (a sliced column starts past 0). */

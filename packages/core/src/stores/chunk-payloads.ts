@@ -7,12 +7,16 @@ export interface ChunkPayload {
   chunkIndex: number;
   text: string;
   groups: readonly string[];
+  /** See Chunk.pages; absent (or empty) for a chunk without pages. */
+  pages?: readonly number[] | undefined;
 }
 
 /** A payload as it arrives: texts as strings (a write) or as the UTF-8 bytes a table column holds (a load). */
-export interface ChunkPayloadInput extends Omit<ChunkPayload, 'text' | 'headingPath'> {
+export interface ChunkPayloadInput extends Omit<ChunkPayload, 'text' | 'headingPath' | 'pages'> {
   text: string | Uint8Array;
   headingPath: string | Uint8Array;
+  /** A table column's row, or the chunk's own list. */
+  pages?: ArrayLike<number> | undefined;
 }
 
 /** ChunkPayloads.toSections: one row per id, in the ids' order, plus the interned sources and groups. */
@@ -24,6 +28,8 @@ export interface ChunkPayloadSections {
   chunkIndexes: Int32Array;
   sourceNumbers: Int32Array;
   groupsNumbers: Int32Array;
+  pages: Uint32Array;
+  pageStarts: Int32Array;
   sources: string[];
   groupLists: string[][];
 }
@@ -43,6 +49,8 @@ export class ChunkPayloads {
   private readonly rowOf = new Map<string, number>();
   private texts = new RaggedArray<Uint8Array<ArrayBufferLike>>(Uint8Array);
   private headingPaths = new RaggedArray<Uint8Array<ArrayBufferLike>>(Uint8Array);
+  /** Each row's pages, [] for a chunk without pages: most chunks of most collections, a few bytes each. */
+  private pages = new RaggedArray<Uint32Array<ArrayBufferLike>>(Uint32Array);
   private chunkIndexOfRow: number[] = [];
   private sourceOfRow: number[] = [];
   private groupsOfRow: number[] = [];
@@ -56,6 +64,7 @@ export class ChunkPayloads {
     ids.forEach((id, row) => payloads.rowOf.set(id, row));
     payloads.texts = RaggedArray.fromSections(Uint8Array, sections.texts, sections.textStarts);
     payloads.headingPaths = RaggedArray.fromSections(Uint8Array, sections.headingPaths, sections.headingPathStarts);
+    payloads.pages = RaggedArray.fromSections(Uint32Array, sections.pages, sections.pageStarts);
     payloads.chunkIndexOfRow = Array.from(sections.chunkIndexes);
     payloads.sourceOfRow = Array.from(sections.sourceNumbers);
     payloads.groupsOfRow = Array.from(sections.groupsNumbers);
@@ -68,15 +77,16 @@ export class ChunkPayloads {
   toSections(ids: readonly string[]): ChunkPayloadSections {
     const inOrder = ids.length === this.texts.length && ids.every((id, row) => this.rowOf.get(id) === row);
     const rows = inOrder ? undefined : ids.map((id) => this.rowOf.get(id)!);
-    const packed = (column: RaggedArray<Uint8Array<ArrayBufferLike>>) => {
+    const packed = <T extends Uint8Array<ArrayBufferLike> | Uint32Array<ArrayBufferLike>>(column: RaggedArray<T>, make: new (length: number) => T) => {
       if (!rows) return column.sections();
-      const reordered = new RaggedArray<Uint8Array<ArrayBufferLike>>(Uint8Array);
+      const reordered = new RaggedArray<T>(make);
       for (const row of rows) reordered.push(column.at(row));
       return reordered.sections();
     };
     const pick = (values: number[]) => Int32Array.from(rows ?? values.keys(), (row) => values[row]!);
-    const texts = packed(this.texts);
-    const headingPaths = packed(this.headingPaths);
+    const texts = packed(this.texts, Uint8Array);
+    const headingPaths = packed(this.headingPaths, Uint8Array);
+    const pages = packed(this.pages, Uint32Array);
     return {
       texts: texts.values,
       textStarts: texts.starts,
@@ -85,6 +95,8 @@ export class ChunkPayloads {
       chunkIndexes: pick(this.chunkIndexOfRow),
       sourceNumbers: pick(this.sourceOfRow),
       groupsNumbers: pick(this.groupsOfRow),
+      pages: pages.values,
+      pageStarts: pages.starts,
       sources: this.sources.all(),
       groupLists: this.groupLists.all().map((groups) => [...groups]),
     };
@@ -93,6 +105,7 @@ export class ChunkPayloads {
   set(id: string, payload: ChunkPayloadInput): void {
     const row = this.texts.push(asBytes(payload.text));
     this.headingPaths.push(asBytes(payload.headingPath));
+    this.pages.push(payload.pages ?? []);
     this.chunkIndexOfRow.push(payload.chunkIndex);
     this.sourceOfRow.push(this.sources.numberOf(payload.source));
     this.groupsOfRow.push(this.groupLists.numberOf(payload.groups));
@@ -108,6 +121,7 @@ export class ChunkPayloads {
       chunkIndex: this.chunkIndexOfRow[row]!,
       text: decoder.decode(this.texts.at(row)),
       groups: this.groupLists.value(this.groupsOfRow[row]!),
+      ...(this.pages.at(row).length > 0 ? { pages: Array.from(this.pages.at(row)) } : {}),
     };
   }
 
@@ -152,6 +166,7 @@ export class ChunkPayloads {
   trimToSize(): void {
     this.texts.trimToSize();
     this.headingPaths.trimToSize();
+    this.pages.trimToSize();
   }
 }
 

@@ -14,7 +14,8 @@ const MIXED_VERSIONS = '';
 export function addChunkToDocuments(
   documents: Map<string, IndexedDocument>,
   source: string,
-  chunk: { id: string; index: number | undefined },
+  /** `pagesRecorded`: whether the chunk records its pages (Chunk.pages), [] included. */
+  chunk: { id: string; index: number | undefined; pagesRecorded?: boolean },
   version: DocumentVersion,
   groups: readonly string[],
   metadata?: DocumentMetadata,
@@ -22,9 +23,10 @@ export function addChunkToDocuments(
   const document = documents.get(source);
   if (!document) {
     const chunkIndexes = chunk.index === undefined ? {} : { chunkIndexes: [chunk.index] };
-    documents.set(source, { source, contentHash: version.contentHash, sourceVersion: version.sourceVersion, chunkIds: [chunk.id], ...chunkIndexes, groups, metadata });
+    documents.set(source, { source, contentHash: version.contentHash, sourceVersion: version.sourceVersion, chunkIds: [chunk.id], ...chunkIndexes, groups, metadata, pagesRecorded: chunk.pagesRecorded ?? false });
     return;
   }
+  if (!chunk.pagesRecorded) document.pagesRecorded = false;
   document.chunkIds.push(chunk.id);
   // One chunk without its index (a point written by an older version) leaves the check to the ids.
   if (chunk.index === undefined) delete document.chunkIndexes;

@@ -16,6 +16,7 @@ export function chunkTableSchema(dimension: number | null): Schema {
     new Field(GROUPS_COLUMN, groupsType(), true),
     new Field(CONTEXT_COLUMN, new Utf8(), true),
     new Field(METADATA_COLUMN, new Utf8(), true),
+    new Field(PAGES_COLUMN, new List(new Field('item', new Int32(), true)), true),
     new Field('sparse_indices', new List(new Field('item', new Uint32(), true)), false),
     // Qdrant stores sparse values as float32; so do we, so that both modes score alike.
     new Field('sparse_values', new List(new Field('item', new Float32(), true)), false),
@@ -45,6 +46,13 @@ export const CONTEXT_COLUMN_SQL = "arrow_cast(NULL, 'Utf8')";
 export const METADATA_COLUMN = 'metadata';
 export const METADATA_COLUMN_SQL = "arrow_cast(NULL, 'Utf8')";
 
+/**
+ * The pages (PDF) or slides (PPTX) the chunk lies on (Chunk.pages); null for a document without pages, and on
+ * every row of a table made before pages existed: the next ingest converts its PDF and PPTX documents again.
+ */
+export const PAGES_COLUMN = 'pages';
+export const PAGES_COLUMN_SQL = "arrow_cast(NULL, 'List(Int32)')";
+
 function groupsType(): List<Utf8> {
   return new List(new Field('item', new Utf8(), true));
 }
@@ -62,6 +70,7 @@ export interface ChunkRow extends Record<string, unknown> {
   groups: string[];
   context: string;
   metadata: string | null;
+  pages: number[] | null;
   sparse_indices: number[];
   sparse_values: number[];
   dense?: number[];
@@ -80,6 +89,7 @@ export function toChunkRow(chunk: IndexedChunk, withDense: boolean): ChunkRow {
     groups: [...chunk.groups],
     context: chunk.context ?? '',
     metadata: chunk.metadata ? metadataKey(chunk.metadata) : null,
+    pages: chunk.pages ? [...chunk.pages] : null,
     sparse_indices: chunk.sparse.indices,
     sparse_values: chunk.sparse.values,
   };

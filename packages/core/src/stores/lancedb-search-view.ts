@@ -1,4 +1,5 @@
 import type { Table } from '@lancedb/lancedb';
+import type { RecordBatch } from 'apache-arrow';
 import { isVisibleTo, normalizeGroups } from '../access/groups.ts';
 import type { IndexedChunk, SearchHit, SparseVector } from '../domain.ts';
 import { RagError } from '../errors.ts';
@@ -6,7 +7,7 @@ import { SparseIndex, type SparseIndexSections, type SparseMatch } from '../spar
 import { RaggedArray } from '../ragged-array.ts';
 import { columnOf, StringListColumn, VariableWidthColumn } from './arrow-columns.ts';
 import { ChunkPayloads, type ChunkPayload, type ChunkPayloadSections } from './chunk-payloads.ts';
-import { GROUPS_COLUMN, METADATA_COLUMN } from './lancedb-schema.ts';
+import { GROUPS_COLUMN, METADATA_COLUMN, PAGES_COLUMN } from './lancedb-schema.ts';
 import { metadataFromKey, metadataKey, type DocumentMetadata } from '../search-filter/document-metadata.ts';
 import { documentMatcher } from '../search-filter/filter-match.ts';
 import { isEmptyFilter, type SearchFilter } from '../search-filter/search-controls.ts';
@@ -28,10 +29,10 @@ interface SavedViewMeta {
 
 type ChunkPayloadArrays = Omit<ChunkPayloadSections, 'sources' | 'groupLists'>;
 const SPARSE_SECTIONS = ['terms', 'listStarts', 'slots', 'weights', 'slotTerms', 'slotTermStarts'] as const;
-const PAYLOAD_SECTIONS = ['texts', 'textStarts', 'headingPaths', 'headingPathStarts', 'chunkIndexes', 'sourceNumbers', 'groupsNumbers'] as const;
+const PAYLOAD_SECTIONS = ['texts', 'textStarts', 'headingPaths', 'headingPathStarts', 'chunkIndexes', 'sourceNumbers', 'groupsNumbers', 'pages', 'pageStarts'] as const;
 
 /** Bumped whenever the saved layout changes: an older file is then ignored and rewritten by the next ingest. */
-const SAVED_VIEW_FORMAT = 2;
+const SAVED_VIEW_FORMAT = 3;
 
 const VIEW_COLUMNS = ['id', 'source', 'heading_path', 'chunk_index', 'text', 'sparse_indices', 'sparse_values'];
 
@@ -98,9 +99,9 @@ export class LanceDbSearchView {
   }
 
   /** Builds the view from the table's columns, batch by batch. */
-  static async scan(table: Table, { tableId, version }: TableSnapshot, hasGroupsColumn: boolean, hasMetadataColumn = false): Promise<LanceDbSearchView> {
+  static async scan(table: Table, { tableId, version }: TableSnapshot, hasGroupsColumn: boolean, hasMetadataColumn = false, hasPagesColumn = false): Promise<LanceDbSearchView> {
     const view = new LanceDbSearchView(tableId, version);
-    const columns = [...VIEW_COLUMNS, ...(hasGroupsColumn ? [GROUPS_COLUMN] : []), ...(hasMetadataColumn ? [METADATA_COLUMN] : [])];
+    const columns = [...VIEW_COLUMNS, ...(hasGroupsColumn ? [GROUPS_COLUMN] : []), ...(hasMetadataColumn ? [METADATA_COLUMN] : []), ...(hasPagesColumn ? [PAGES_COLUMN] : [])];
     for await (const batch of table.query().select(columns)) {
       const [ids, sources, chunkIndexes] = ['id', 'source', 'chunk_index'].map((name) => columnOf(batch, name));
       const groups = hasGroupsColumn ? new StringListColumn(batch, GROUPS_COLUMN) : undefined;
@@ -109,6 +110,7 @@ export class LanceDbSearchView {
       const texts = new VariableWidthColumn<Uint8Array>(batch, 'text');
       const sparseIndices = new VariableWidthColumn<Uint32Array>(batch, 'sparse_indices');
       const sparseValues = new VariableWidthColumn<Float32Array>(batch, 'sparse_values');
+      const pages = hasPagesColumn ? pagesColumn(batch) : undefined;
       for (let row = 0; row < batch.numRows; row++) {
         const id = ids!.get(row) as string;
         view.sparseIndex.upsert(id, { indices: sparseIndices.row(row), values: sparseValues.row(row) });
@@ -118,6 +120,7 @@ export class LanceDbSearchView {
           chunkIndex: chunkIndexes!.get(row) as number,
           text: texts.row(row),
           groups: normalizeGroups(groups?.row(row) ?? []),
+          pages: pages?.(row),
         });
         const documentMetadata = metadataFromKey(metadata?.get(row) as string | null | undefined);
         if (documentMetadata) view.metadataBySource.set(sources!.get(row) as string, documentMetadata);
@@ -168,8 +171,8 @@ export class LanceDbSearchView {
   toHit(id: string, score: number): SearchHit {
     const payload = this.payloads.get(id);
     if (!payload) throw new RagError('RAG_INTERNAL', `chunk ${id} is indexed but has no payload`);
-    const { source, headingPath, chunkIndex, text } = payload;
-    return { id, source, headingPath, chunkIndex, text, score, fusionScore: score };
+    const { source, headingPath, chunkIndex, text, pages } = payload;
+    return { id, source, headingPath, chunkIndex, text, score, fusionScore: score, ...(pages ? { pages } : {}) };
   }
 
   /** The chunk if it exists and `callerGroups` may read it. */
@@ -180,8 +183,8 @@ export class LanceDbSearchView {
 
   remember(chunk: IndexedChunk): void {
     this.sparseIndex.upsert(chunk.id, chunk.sparse);
-    const { source, headingPath, chunkIndex, text, groups } = chunk;
-    this.payloads.set(chunk.id, { source, headingPath, chunkIndex, text, groups });
+    const { source, headingPath, chunkIndex, text, groups, pages } = chunk;
+    this.payloads.set(chunk.id, { source, headingPath, chunkIndex, text, groups, pages });
     this.setMetadata(source, chunk.metadata);
   }
 
@@ -203,4 +206,11 @@ export class LanceDbSearchView {
   setGroups(source: string, groups: readonly string[]): void {
     this.payloads.setGroupsOfSource(source, [...groups]);
   }
+}
+
+/** The nullable pages column's rows (a null row: a chunk without pages) as views into the column, no copy. */
+function pagesColumn(batch: RecordBatch): (row: number) => Int32Array | undefined {
+  const column = columnOf(batch, PAGES_COLUMN);
+  const values = new VariableWidthColumn<Int32Array>(batch, PAGES_COLUMN);
+  return (row) => (column.isValid(row) ? values.row(row) : undefined);
 }

@@ -10,7 +10,7 @@ import { untilAborted } from '../until-aborted.ts';
 import { fuseHybrid } from '../fusion/rrf.ts';
 import { columnOf, StringListColumn } from './arrow-columns.ts';
 import { assertSameContext, UNRECORDED_NON_EMPTY } from './context-lock.ts';
-import { chunkTableSchema, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, GROUPS_COLUMN, GROUPS_COLUMN_SQL, METADATA_COLUMN, METADATA_COLUMN_SQL, toChunkRow } from './lancedb-schema.ts';
+import { chunkTableSchema, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, GROUPS_COLUMN, GROUPS_COLUMN_SQL, METADATA_COLUMN, METADATA_COLUMN_SQL, PAGES_COLUMN, PAGES_COLUMN_SQL, toChunkRow } from './lancedb-schema.ts';
 import { metadataFromKey, metadataKey, type DocumentMetadata } from '../search-filter/document-metadata.ts';
 import { addChunkToDocuments } from './indexed-documents.ts';
 import { DEFAULT_ANN_MIN_ROWS, ensureAnnIndex } from './lancedb-ann-index.ts';
@@ -59,6 +59,8 @@ export class LanceDbStore implements VectorStore {
   private hasGroupsColumn = true;
   /** False only for a table older than search metadata opened by a dry run: every row's metadata is then unknown. */
   private hasMetadataColumn = true;
+  /** False only for a table older than page numbers opened by a dry run: no chunk then has pages. */
+  private hasPagesColumn = true;
 
   readonly bm25Language: Bm25Language;
 
@@ -102,6 +104,9 @@ export class LanceDbStore implements VectorStore {
     // An older table gets the column, null (unknown) on every row: the next sync fills it without re-embedding.
     await this.addColumnIfMissing(this.table, METADATA_COLUMN, METADATA_COLUMN_SQL, create);
     this.hasMetadataColumn = (await this.table.schema()).fields.some((field) => field.name === METADATA_COLUMN);
+    // Null on every existing row: the next ingest converts the PDF and PPTX documents again for their pages.
+    await this.addColumnIfMissing(this.table, PAGES_COLUMN, PAGES_COLUMN_SQL, create);
+    this.hasPagesColumn = (await this.table.schema()).fields.some((field) => field.name === PAGES_COLUMN);
     if (options.context) await this.checkContext(this.table, options.context, lock, create);
   }
 
@@ -153,15 +158,16 @@ export class LanceDbStore implements VectorStore {
   async listDocuments(): Promise<IndexedDocument[]> {
     if (!this.table) return [];
     const documents = new Map<string, IndexedDocument>();
-    const columns = [...VERSION_COLUMNS, ...(this.hasGroupsColumn ? [GROUPS_COLUMN] : []), ...(this.hasMetadataColumn ? [METADATA_COLUMN] : [])];
+    const columns = [...VERSION_COLUMNS, ...(this.hasGroupsColumn ? [GROUPS_COLUMN] : []), ...(this.hasMetadataColumn ? [METADATA_COLUMN] : []), ...(this.hasPagesColumn ? [PAGES_COLUMN] : [])];
     for await (const batch of this.table.query().select(columns)) {
+      const pages = this.hasPagesColumn ? columnOf(batch, PAGES_COLUMN) : undefined;
       const metadata = this.hasMetadataColumn ? columnOf(batch, METADATA_COLUMN) : undefined;
       const [ids, sources, chunkIndexes, contentHashes, sourceVersions] = VERSION_COLUMNS.map((name) => columnOf(batch, name));
       const groups = this.hasGroupsColumn ? new StringListColumn(batch, GROUPS_COLUMN) : undefined;
       for (let row = 0; row < batch.numRows; row++) {
         const version = { contentHash: contentHashes!.get(row) as string, sourceVersion: (sourceVersions!.get(row) as string | null) ?? undefined };
         const chunkGroups = normalizeGroups(groups?.row(row) ?? []);
-        const chunk = { id: ids!.get(row) as string, index: chunkIndexes!.get(row) as number };
+        const chunk = { id: ids!.get(row) as string, index: chunkIndexes!.get(row) as number, pagesRecorded: pages?.isValid(row) ?? false };
         addChunkToDocuments(documents, sources!.get(row) as string, chunk, version, chunkGroups, metadataFromKey(metadata?.get(row) as string | null | undefined));
       }
     }
@@ -191,8 +197,8 @@ export class LanceDbStore implements VectorStore {
     return ids.flatMap((id) => {
       const payload = view.visibleChunk(id, callerGroups);
       if (!payload) return [];
-      const { source, headingPath, chunkIndex, text } = payload;
-      return [{ id, source, headingPath, chunkIndex, text }];
+      const { source, headingPath, chunkIndex, text, pages } = payload;
+      return [{ id, source, headingPath, chunkIndex, text, ...(pages ? { pages } : {}) }];
     });
   }
 
@@ -205,7 +211,7 @@ export class LanceDbStore implements VectorStore {
     const snapshot = { tableId: this.recorded?.tableId, version: await table.version() };
     if (await LanceDbSearchView.isSaved(this.viewFile, snapshot)) return undefined;
     const held = this.view && isSameTable(this.view.snapshot, snapshot) && this.view.version === snapshot.version ? this.view : undefined;
-    const view = held ?? (await LanceDbSearchView.scan(table, snapshot, this.hasGroupsColumn, this.hasMetadataColumn));
+    const view = held ?? (await LanceDbSearchView.scan(table, snapshot, this.hasGroupsColumn, this.hasMetadataColumn, this.hasPagesColumn));
     await view.saveTo(this.viewFile);
     return `search view saved for table version ${snapshot.version}`;
   }
@@ -315,7 +321,7 @@ export class LanceDbStore implements VectorStore {
     const saved = await LanceDbSearchView.readSaved(this.viewFile, snapshot);
     if (saved) return saved;
     const pinned = await this.pinned.at(snapshot).catch(() => table);
-    const scanned = await LanceDbSearchView.scan(pinned, snapshot, this.hasGroupsColumn, this.hasMetadataColumn);
+    const scanned = await LanceDbSearchView.scan(pinned, snapshot, this.hasGroupsColumn, this.hasMetadataColumn, this.hasPagesColumn);
     scanned.trimToSize();
     return scanned;
   }

@@ -76,6 +76,8 @@ interface ChunkPayload {
   groups: string[];
   /** The chunk's context (CONTEXT_MODE), embedded and encoded with `text` but never shown; '' for none. */
   context: string;
+  /** Its pages or slides (Chunk.pages), [] included; absent for a document without pages and on points written before pages existed. */
+  pages?: number[];
 }
 
 interface ScoredPoint {
@@ -95,6 +97,8 @@ const CONTEXT_VERSION_KEY = 'context_prompt_version';
 /** Key of the BM25 language in the collection metadata; absent (collections made before it, or by other tools): english. */
 const LANGUAGE_KEY = 'bm25_language';
 const GROUPS = 'groups';
+/** Payload key of a chunk's pages (a JSON array of integers): only returned, never filtered on, so it has no index. */
+const PAGES = 'pages';
 const SCROLL_PAGE = 512;
 /** The most distinct sources a `source` glob is resolved against (one facet call); a larger collection needs a prefix layout. */
 const MAX_FACET_SOURCES = 100_000;
@@ -184,7 +188,7 @@ export class QdrantStore implements VectorStore {
         this.client.scroll(this.collection, {
           limit: SCROLL_PAGE,
           offset,
-          with_payload: ['source', 'chunk_index', 'content_hash', 'source_version', GROUPS, ...METADATA_PAYLOAD_KEYS],
+          with_payload: ['source', 'chunk_index', 'content_hash', 'source_version', GROUPS, PAGES, ...METADATA_PAYLOAD_KEYS],
           with_vector: false,
         }),
       );
@@ -214,8 +218,8 @@ export class QdrantStore implements VectorStore {
     const filter = { must: [{ has_id: [...ids] }, visibilityFilter(visibleGroups)] };
     const page = await this.run(() => this.client.scroll(this.collection, { filter, limit: ids.length, with_payload: true, with_vector: false }), signal);
     return page.points.map((point) => {
-      const { id, source, headingPath, chunkIndex, text } = toSearchHit({ id: point.id, score: 0, payload: point.payload ?? null });
-      return { id, source, headingPath, chunkIndex, text };
+      const { id, source, headingPath, chunkIndex, text, pages } = toSearchHit({ id: point.id, score: 0, payload: point.payload ?? null });
+      return { id, source, headingPath, chunkIndex, text, ...(pages ? { pages } : {}) };
     });
   }
 
@@ -384,6 +388,7 @@ function toPoint(chunk: IndexedChunk) {
     source_version: chunk.sourceVersion ?? null,
     groups: [...chunk.groups],
     context: chunk.context ?? '',
+    ...(chunk.pages ? { [PAGES]: [...chunk.pages] } : {}),
   };
   const vector = {
     ...(chunk.dense ? { [DENSE]: chunk.dense } : {}),
@@ -458,6 +463,7 @@ function toSearchHit(point: ScoredPoint): SearchHit {
     text: stringField(payload.text),
     score: point.score,
     fusionScore: point.score,
+    ...pagesOfPayload(payload),
   };
 }
 
@@ -465,7 +471,14 @@ function addToDocuments(documents: Map<string, IndexedDocument>, id: string, pay
   const sourceVersion = typeof payload.source_version === 'string' ? payload.source_version : undefined;
   const groups = Array.isArray(payload.groups) ? normalizeGroups(payload.groups.filter((group): group is string => typeof group === 'string')) : [];
   const index = Number.isInteger(payload.chunk_index) ? (payload.chunk_index as number) : undefined;
-  addChunkToDocuments(documents, stringField(payload.source), { id, index }, { contentHash: stringField(payload.content_hash), sourceVersion }, groups, metadataOfPayload(payload));
+  addChunkToDocuments(documents, stringField(payload.source), { id, index, pagesRecorded: Array.isArray(payload[PAGES]) }, { contentHash: stringField(payload.content_hash), sourceVersion }, groups, metadataOfPayload(payload));
+}
+
+/** A hit's pages from its payload; none when absent, empty or not a list of page numbers (a point written by other tools). */
+function pagesOfPayload(payload: Record<string, unknown>): { pages?: number[] } {
+  const pages = payload[PAGES];
+  if (!Array.isArray(pages) || pages.length === 0 || !pages.every((page) => Number.isInteger(page) && page >= 1)) return {};
+  return { pages: pages as number[] };
 }
 
 function pageOffset(next: unknown): string | number | undefined {

@@ -287,17 +287,17 @@ describe('QdrantStore reads', () => {
     );
     const documents = await store(server.url).listDocuments();
     expect(server.requests.map((r) => r.body)).toEqual([
-      { limit: 512, with_payload: ['source', 'chunk_index', 'content_hash', 'source_version', 'groups', 'type', 'size', 'modified_at', 'meta'], with_vector: false },
-      { limit: 512, offset: 'p3', with_payload: ['source', 'chunk_index', 'content_hash', 'source_version', 'groups', 'type', 'size', 'modified_at', 'meta'], with_vector: false },
+      { limit: 512, with_payload: ['source', 'chunk_index', 'content_hash', 'source_version', 'groups', 'pages', 'type', 'size', 'modified_at', 'meta'], with_vector: false },
+      { limit: 512, offset: 'p3', with_payload: ['source', 'chunk_index', 'content_hash', 'source_version', 'groups', 'pages', 'type', 'size', 'modified_at', 'meta'], with_vector: false },
     ]);
     expect(documents).toEqual([
       // each chunk's chunk_index, for the wholeness check without hashing ids
-      { source: 'a.md', contentHash: 'h1', sourceVersion: 'g1', chunkIds: ['p1', 'p3'], chunkIndexes: [1, 0], groups: ['hr', 'support'] },
+      { source: 'a.md', contentHash: 'h1', sourceVersion: 'g1', chunkIds: ['p1', 'p3'], chunkIndexes: [1, 0], groups: ['hr', 'support'], pagesRecorded: false },
       // no `groups` key: a point written before access groups existed, public
-      { source: 'b.md', contentHash: 'h2', sourceVersion: undefined, chunkIds: ['p2'], groups: [] },
+      { source: 'b.md', contentHash: 'h2', sourceVersion: undefined, chunkIds: ['p2'], groups: [], pagesRecorded: false },
       // chunks from two versions and two sets of groups (an interrupted sync): nothing matches, so the next run redoes both;
       // p5 has no chunk_index (written by an older version), so wholeness falls back to the ids
-      { source: 'c.md', contentHash: '', sourceVersion: undefined, chunkIds: ['p4', 'p5'], groups: undefined },
+      { source: 'c.md', contentHash: '', sourceVersion: undefined, chunkIds: ['p4', 'p5'], groups: undefined, pagesRecorded: false },
     ]);
   });
 

@@ -29,7 +29,8 @@ describe('docling-serve converter', () => {
     const file = request!.form.get('files') as File;
     expect(file.name).toBe('q3.pdf');
     expect(Buffer.from(await file.arrayBuffer()).toString()).toBe('%PDF-1.7 bytes');
-    expect(request!.form.getAll('to_formats')).toEqual(['md']);
+    // The document's JSON comes too, for its items' pages (see docling-pages.test.ts).
+    expect(request!.form.getAll('to_formats')).toEqual(['md', 'json']);
     expect(request!.form.get('image_export_mode')).toBe('placeholder');
   });
 

@@ -1,7 +1,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { assertConversationBounds, maxPerSourceSchema, searchFilterSchema, toRagError, toSearchFilter, turnsFromHistory, type Answerer, type Chunk, type PassageReader, type Retriever, type SearchHit } from '@rag/core';
+import { assertConversationBounds, maxPerSourceSchema, pageFields, searchFilterSchema, toRagError, toSearchFilter, turnsFromHistory, type Answerer, type Chunk, type PassageReader, type Retriever, type SearchHit } from '@rag/core';
 import { z } from 'zod';
+import { pageShape } from '../api-schemas.ts';
 import { MAX_QUERY_LENGTH } from '../request-schema.ts';
 import type { OpenGate } from '../store-gate.ts';
 
@@ -27,13 +28,14 @@ const passageShape = {
   heading_path: z.string().describe('the headings above the passage, "A > B"'),
   chunk_index: z.number().int().describe('position of the passage in its document, from 0'),
   text: z.string(),
+  ...pageShape,
 };
 const scoredPassage = z.object({ ...passageShape, score: z.number() });
-const citation = z.object({ source: z.string(), heading_path: z.string(), chunk_index: z.number().int(), score: z.number(), label: z.string() });
+const citation = z.object({ source: z.string(), heading_path: z.string(), chunk_index: z.number().int(), score: z.number(), label: z.string(), ...pageShape });
 const chunkObject = z.object(passageShape);
 
 function passageJson(chunk: Chunk) {
-  return { source: chunk.source, heading_path: chunk.headingPath, chunk_index: chunk.chunkIndex, text: chunk.text };
+  return { source: chunk.source, heading_path: chunk.headingPath, chunk_index: chunk.chunkIndex, text: chunk.text, ...pageFields(chunk.pages) };
 }
 
 function scoredJson(hit: SearchHit) {
@@ -61,7 +63,7 @@ async function guarded(run: () => Promise<CallToolResult>): Promise<CallToolResu
 
 function formatPassages(passages: Array<ReturnType<typeof scoredJson>>): string {
   if (passages.length === 0) return 'No passage matches.';
-  return passages.map((p) => `[${p.source}#${p.chunk_index}] (${p.heading_path}, score ${p.score.toFixed(3)})\n${p.text}`).join('\n\n---\n\n');
+  return passages.map((p) => `[${p.source}#${p.chunk_index}] (${p.heading_path}${p.page === undefined ? '' : `, p. ${p.page}`}, score ${p.score.toFixed(3)})\n${p.text}`).join('\n\n---\n\n');
 }
 
 /**
@@ -134,6 +136,7 @@ export function createMcpServer(context: McpToolContext): McpServer {
           chunk_index: c.chunkIndex,
           score: c.score,
           label: `[${c.source}#${c.chunkIndex}]`,
+          ...pageFields(c.pages),
         }));
         const sources = citations.length > 0 ? `\n\nSources:\n${citations.map((c) => `${c.label} ${c.heading_path}`).join('\n')}` : '';
         const searchQuery = answer.searchQuery === undefined ? {} : { search_query: answer.searchQuery };

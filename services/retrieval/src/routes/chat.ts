@@ -1,5 +1,5 @@
 import type { AnswerStreamEvent, Answerer, ChatAnswer, Citation } from '@rag/core';
-import { parseSearchControls, toRagError } from '@rag/core';
+import { pageFields, parseSearchControls, toRagError } from '@rag/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, logRequestError } from '../error-handler.ts';
 import { abortOnClientClose } from '../request-abort.ts';
@@ -8,7 +8,7 @@ import type { OpenGate } from '../store-gate.ts';
 import { rerankedField, visibleGroupsOf } from './search.ts';
 
 function citationJson(citation: Citation) {
-  return { source: citation.source, heading_path: citation.headingPath, chunk_index: citation.chunkIndex, score: citation.score };
+  return { source: citation.source, heading_path: citation.headingPath, chunk_index: citation.chunkIndex, score: citation.score, ...pageFields(citation.pages) };
 }
 
 function answerJson(answer: ChatAnswer) {

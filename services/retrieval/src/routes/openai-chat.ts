@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { parseSearchControls, RagError, recentTurns, toRagError, type AnswerStreamEvent, type Answerer, type ChatAnswer, type Citation, type ConversationTurn, type SearchControls } from '@rag/core';
+import { pageFields, parseSearchControls, RagError, recentTurns, toRagError, type AnswerStreamEvent, type Answerer, type ChatAnswer, type Citation, type ConversationTurn, type SearchControls } from '@rag/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { logRequestError, toHttpError } from '../error-handler.ts';
@@ -50,7 +50,7 @@ function parseRequest(body: unknown): { question: string; earlier: ConversationT
 }
 
 function citationJson(citation: Citation) {
-  return { source: citation.source, heading_path: citation.headingPath, chunk_index: citation.chunkIndex, score: citation.score, label: `[${citation.source}#${citation.chunkIndex}]` };
+  return { source: citation.source, heading_path: citation.headingPath, chunk_index: citation.chunkIndex, score: citation.score, label: `[${citation.source}#${citation.chunkIndex}]`, ...pageFields(citation.pages) };
 }
 
 /** OpenAI's `type` for a status; `code` carries ours. */

@@ -1,4 +1,4 @@
-import { parseSearchControls, PUBLIC_ONLY, type Retriever, type SearchHit } from '@rag/core';
+import { pageFields, parseSearchControls, PUBLIC_ONLY, type Retriever, type SearchHit } from '@rag/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { abortOnClientClose } from '../request-abort.ts';
 import { parseQueryRequest } from '../request-schema.ts';
@@ -12,6 +12,7 @@ export function toSearchResult(hit: SearchHit) {
     score: hit.score,
     fusion_score: hit.fusionScore,
     text: hit.text,
+    ...pageFields(hit.pages),
   };
 }
 

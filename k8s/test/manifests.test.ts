@@ -96,12 +96,15 @@ describe('the dashboard and alert rules', () => {
     expect(queried.size).toBeGreaterThan(5);
   });
 
-  it('come from targets Prometheus scrapes: the API, both TEI servers on their metrics port, Qdrant with its read-only key', () => {
+  // docling-serve v1.36.0 (the image's tag): GET /metrics on port 5001 with no API-key dependency, while
+  // DOCLING_SERVE_OTEL_ENABLE_PROMETHEUS is true (default) — docling_serve/app.py and settings.py of the
+  // docling-serve 1.36.0 wheel on PyPI.
+  it('come from targets Prometheus scrapes: the API, both TEI servers on their metrics port, Qdrant with its read-only key, docling-serve', () => {
     const prometheus = readYaml(join(files, 'prometheus.yml'))[0];
     const jobs = new Map<string, Manifest>(prometheus.scrape_configs.map((job: Manifest) => [job.job_name, job]));
-    expect([...jobs.keys()]).toEqual(expect.arrayContaining(['rag-retrieval', 'embed-tei', 'rerank-tei', 'qdrant', 'kube-state-metrics']));
+    expect([...jobs.keys()]).toEqual(expect.arrayContaining(['rag-retrieval', 'embed-tei', 'rerank-tei', 'qdrant', 'kube-state-metrics', 'docling-serve']));
     // The ingest job's TEI is scraped under the job embed-tei (its pods told apart by the pod label).
-    const scraped = [['embed-tei', 'embed-tei'], ['embed-tei', 'embed-tei-ingest'], ['rerank-tei', 'rerank-tei'], ['qdrant', 'qdrant'], ['kube-state-metrics', 'kube-state-metrics']];
+    const scraped = [['embed-tei', 'embed-tei'], ['embed-tei', 'embed-tei-ingest'], ['rerank-tei', 'rerank-tei'], ['qdrant', 'qdrant'], ['kube-state-metrics', 'kube-state-metrics'], ['docling-serve', 'docling-serve']];
     for (const [job, app] of scraped as Array<[string, string]>) {
       const keep = jobs.get(job).relabel_configs.find((rule: Manifest) => rule.action === 'keep');
       const [label, port] = keep.regex.split(';');
@@ -110,6 +113,10 @@ describe('the dashboard and alert rules', () => {
       expect(ports, `${app} exposes a port named ${port}`).toContain(port);
     }
     expect(jobs.get('qdrant').authorization.credentials_file).toMatch(/read-only-api-key$/);
+    const docling = containersOf(workloads(resources).find((workload) => workload.metadata.name === 'docling-serve'))[0] as Manifest;
+    expect(docling.image).toMatch(/docling-serve-cpu:v1\.36\.0@/);
+    expect(docling.env.find((variable: Manifest) => variable.name === 'DOCLING_SERVE_OTEL_ENABLE_PROMETHEUS'), 'the default (true) serves /metrics').toBeUndefined();
+    expect(jobs.get('docling-serve').authorization, '/metrics needs no key').toBeUndefined();
     const upstream = expressions.flatMap((expression) => expression.match(/\b(?:te|rest_responses)_[a-z_]+/g) ?? []);
     expect(upstream.length, 'the dashboard shows TEI and Qdrant').toBeGreaterThan(3);
   });

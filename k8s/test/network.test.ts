@@ -81,6 +81,7 @@ const paths: Array<readonly [Peer, Peer, number]> = [
   scrape('rerank-tei', 9000),
   scrape('qdrant', 6333),
   scrape('kube-state-metrics', 8080),
+  scrape('docling-serve', 5001),
   [inRag('grafana'), inRag('prometheus'), 9090],
   [inRag('prometheus'), inRag('alertmanager'), 9093],
   [inRag('retrieval'), inRag('otel-collector'), 4318],

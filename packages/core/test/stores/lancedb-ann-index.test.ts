@@ -100,6 +100,27 @@ describe('LanceDbStore dense ANN index', () => {
     expect(found / (10 * queries.length)).toBeGreaterThanOrEqual(MIN_RECALL);
   });
 
+  it('takes rows written after the build into the index at the next compact(), answering searches meanwhile', { timeout: 120_000 }, async () => {
+    const store = await filledStore(1000);
+    await store.compact();
+    const later = clusteredVectors(ROWS + 500, generator(7)).slice(ROWS);
+    await store.upsert(later.map((dense, i) => chunkWith(ROWS + i, dense)));
+    // Table.indexStats: rows the index covers and rows a search still scans flat (@lancedb/lancedb 0.31.0 dist/native.d.ts IndexStatistics).
+    const coverage = async () => {
+      const stats = await (await (await connect(join(dataDir, 'lancedb'))).openTable('docs')).indexStats('dense_idx');
+      return { indexed: stats?.numIndexedRows, unindexed: stats?.numUnindexedRows };
+    };
+    expect(await coverage()).toEqual({ indexed: ROWS, unindexed: 500 });
+    let compacting = true;
+    const compaction = store.compact().finally(() => (compacting = false));
+    const answers: number[] = [];
+    while (compacting) answers.push((await denseTop(store, later[0]!)).length);
+    expect(await compaction).toContain('kept up to date');
+    expect(answers.every((count) => count === 10)).toBe(true);
+    expect(await coverage()).toEqual({ indexed: ROWS + 500, unindexed: 0 });
+    expect((await denseTop(store, later[0]!))[0]).toBe(chunkId(`doc-${ROWS}.md`, 0));
+  });
+
   it('keeps answering searches while the index is built', { timeout: 120_000 }, async () => {
     const store = await filledStore(1000);
     const query = clusteredVectors(1, generator(5))[0]!;

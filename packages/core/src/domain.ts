@@ -72,6 +72,8 @@ export interface SearchHit {
   pages?: readonly number[] | undefined;
   /** True when `score` is the reranker's (it runs only when the store returned more than k candidates). */
   reranked?: boolean;
+  /** Its document's modified time, epoch seconds, when known: what a freshness boost applied after the rerank reads. */
+  modifiedAt?: number | undefined;
 }
 
 /** The embedding model a collection was built with; a collection refuses any other. */

@@ -14,6 +14,10 @@ export const errorCatalog = {
       '"filter" does not have the expected shape: {"source": "<glob>", "type": ["md", ...], "modified_after": "<RFC 3339>", "modified_before": "<RFC 3339>", "meta": {"<key>": "<value>" | ["<value>", ...]}}, every field optional; the message names the field at fault.',
   },
   RAG_INVALID_MAX_PER_SOURCE: { status: 400, message: '"max_per_source" must be an integer between 1 and 50.' },
+  RAG_INVALID_FRESHNESS: {
+    status: 400,
+    message: '"freshness" does not have the expected shape: {"half_life_days": <number above 0, at most 3650; default 30>, "weight": <number above 0, at most 1; default 0.1>}; the message names the field at fault.',
+  },
   RAG_METADATA_FILE_INVALID: {
     status: 500,
     message: 'The folder\'s .rag-metadata.yaml cannot be read: fix it (rules: [{path: "<glob>", fields: {<key>: <value>}}]) and run the ingest again; nothing was indexed with wrong metadata.',

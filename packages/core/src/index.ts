@@ -11,6 +11,7 @@ export { documentMatcher } from './search-filter/filter-match.ts';
 export { capPerSource } from './search-filter/max-per-source.ts';
 export { METADATA_FILE, MetadataRules } from './search-filter/metadata-rules.ts';
 export { maxPerSourceSchema, parseSearchControls, searchFilterSchema, toSearchFilter, type SearchControls, type SearchFilter } from './search-filter/search-controls.ts';
+export { freshnessSchema, toFreshnessBoost, type FreshnessBoost } from './search-filter/freshness.ts';
 export { untilAborted } from './until-aborted.ts';
 export type { ChatMessage, ChatModel, ChatCompletion, ChatStreamEvent, CompletionOptions, TokenUsage } from './chat/chat-model.ts';
 export * from './conversation/conversation.ts';

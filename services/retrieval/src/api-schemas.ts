@@ -1,4 +1,4 @@
-import { errorCatalog, maxPerSourceSchema, searchFilterSchema, type ErrorCode } from '@rag/core';
+import { errorCatalog, freshnessSchema, maxPerSourceSchema, searchFilterSchema, type ErrorCode } from '@rag/core';
 import { z } from 'zod';
 import { MAX_QUERY_LENGTH } from './request-schema.ts';
 
@@ -13,6 +13,7 @@ export const queryRequest = z.object({
   stream: z.boolean().optional().describe('POST /chat only: answer as Server-Sent Events'),
   filter: searchFilterSchema.optional().describe('search only these documents (every field optional, they AND; a list matches any of its values); a bad field: 400 RAG_INVALID_FILTER'),
   max_per_source: maxPerSourceSchema.optional(),
+  freshness: freshnessSchema.optional().describe('favour recently modified documents: fused score + weight · 0.5^(age / half_life); a bad field: 400 RAG_INVALID_FRESHNESS'),
 });
 
 /** POST /chat: the question with the conversation's earlier turns (conversation-request.ts reads them). */

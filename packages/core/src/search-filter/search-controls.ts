@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RagError } from '../errors.ts';
+import { freshnessSchema, toFreshnessBoost, type FreshnessBoost } from './freshness.ts';
 
 /**
  * The search controls every interface takes (/search, /chat, /v1/chat/completions, the MCP tools):
@@ -47,20 +48,20 @@ export interface SearchFilter {
 export interface SearchControls {
   filter?: SearchFilter | undefined;
   maxPerSource?: number | undefined;
+  /** The recency boost (freshness.ts); absent: off. */
+  freshness?: FreshnessBoost | undefined;
 }
 
 /**
- * The controls of a request body's `filter` and `max_per_source`; a malformed one is a 400 naming the field
- * (RAG_INVALID_FILTER, RAG_INVALID_MAX_PER_SOURCE).
+ * The controls of a request body's `filter`, `max_per_source` and `freshness`; a malformed one is a 400 naming
+ * the field (RAG_INVALID_FILTER, RAG_INVALID_MAX_PER_SOURCE, RAG_INVALID_FRESHNESS).
  */
 export function parseSearchControls(fields: Record<string, unknown>): SearchControls {
   const controls: SearchControls = {};
   if (fields['filter'] !== undefined && fields['filter'] !== null) {
     const parsed = searchFilterSchema.safeParse(fields['filter']);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const unknownKeys = issue.code === 'unrecognized_keys' ? ` (unknown: ${issue.keys.join(', ')})` : '';
-      throw new RagError('RAG_INVALID_FILTER', `"filter${issue.path.map((part) => `.${part}`).join('')}": ${issue.message}${unknownKeys}.`);
+      throw new RagError('RAG_INVALID_FILTER', `${issueText('filter', parsed.error.issues[0]!)}.`);
     }
     controls.filter = toSearchFilter(parsed.data);
   }
@@ -69,7 +70,18 @@ export function parseSearchControls(fields: Record<string, unknown>): SearchCont
     if (!parsed.success) throw new RagError('RAG_INVALID_MAX_PER_SOURCE');
     controls.maxPerSource = parsed.data;
   }
+  if (fields['freshness'] !== undefined && fields['freshness'] !== null) {
+    const parsed = freshnessSchema.safeParse(fields['freshness']);
+    if (!parsed.success) throw new RagError('RAG_INVALID_FRESHNESS', `(${issueText('freshness', parsed.error.issues[0]!)})`);
+    controls.freshness = toFreshnessBoost(parsed.data);
+  }
   return controls;
+}
+
+/** `"filter.meta.team": Expected string (unknown: x)`: the field at fault, then zod's reason. */
+function issueText(field: string, issue: z.ZodIssue): string {
+  const unknownKeys = issue.code === 'unrecognized_keys' ? ` (unknown: ${issue.keys.join(', ')})` : '';
+  return `"${field}${issue.path.map((part) => `.${part}`).join('')}": ${issue.message}${unknownKeys}`;
 }
 
 export function toSearchFilter(input: SearchFilterInput): SearchFilter {

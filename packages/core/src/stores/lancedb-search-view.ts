@@ -172,7 +172,13 @@ export class LanceDbSearchView {
     const payload = this.payloads.get(id);
     if (!payload) throw new RagError('RAG_INTERNAL', `chunk ${id} is indexed but has no payload`);
     const { source, headingPath, chunkIndex, text, pages } = payload;
-    return { id, source, headingPath, chunkIndex, text, score, fusionScore: score, ...(pages ? { pages } : {}) };
+    return { id, source, headingPath, chunkIndex, text, score, fusionScore: score, ...(pages ? { pages } : {}), modifiedAt: this.metadataBySource.get(source)?.modifiedAt };
+  }
+
+  /** The modified time of the chunk's document (what a freshness boost reads), when known. */
+  modifiedAtOf(id: string): number | undefined {
+    const source = this.payloads.sourceOf(id);
+    return source === undefined ? undefined : this.metadataBySource.get(source)?.modifiedAt;
   }
 
   /** The chunk if it exists and `callerGroups` may read it. */

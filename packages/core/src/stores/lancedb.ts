@@ -7,7 +7,8 @@ import { normalizeGroups } from '../access/groups.ts';
 import type { Chunk, ContextLock, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit } from '../domain.ts';
 import { RagError } from '../errors.ts';
 import { untilAborted } from '../until-aborted.ts';
-import { fuseHybrid } from '../fusion/rrf.ts';
+import { fuseHybrid, QDRANT_RRF_K, reciprocalRankFusion, type FusedMatch } from '../fusion/rrf.ts';
+import { rescoreByFreshness } from '../fusion/freshness-rescore.ts';
 import { columnOf, StringListColumn } from './arrow-columns.ts';
 import { assertSameContext, UNRECORDED_NON_EMPTY } from './context-lock.ts';
 import { chunkTableSchema, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, GROUPS_COLUMN, GROUPS_COLUMN_SQL, METADATA_COLUMN, METADATA_COLUMN_SQL, PAGES_COLUMN, PAGES_COLUMN_SQL, toChunkRow } from './lancedb-schema.ts';
@@ -180,13 +181,21 @@ export class LanceDbStore implements VectorStore {
     const candidates = Math.max(query.prefetchLimit, query.limit);
     const sources = view.matchingSources(query.filter);
     const sparseRanking = view.sparseSearch(query.sparse, candidates, query.visibleGroups, sources);
-    if (!query.dense || this.recorded?.model == null) {
+    const sparseOnly = !query.dense || this.recorded?.model == null;
+    if (sparseOnly && !query.freshness) {
       // Like a sparse-only Qdrant query: the score is the IDF-weighted BM25 score itself.
       return sparseRanking.slice(0, query.limit).map(({ id, score }) => view.toHit(id, score));
     }
-    const denseQuery = { vector: query.dense, limit: candidates, visibleGroups: query.visibleGroups, hasGroupsColumn: this.hasGroupsColumn, sources };
-    const denseIds = await denseLeg(view, this.pinned, this.requireTable(), denseQuery);
-    const fused = fuseHybrid(denseIds, sparseRanking.map(({ id }) => id), query.fusion);
+    const sparseIds = sparseRanking.map(({ id }) => id);
+    let fused: FusedMatch[];
+    if (sparseOnly) {
+      // With a freshness boost, as QdrantStore asks: RRF over the one leg, so the boost adds to a rank score.
+      fused = reciprocalRankFusion([sparseIds], query.fusion?.k ?? QDRANT_RRF_K);
+    } else {
+      const denseQuery = { vector: query.dense!, limit: candidates, visibleGroups: query.visibleGroups, hasGroupsColumn: this.hasGroupsColumn, sources };
+      fused = fuseHybrid(await denseLeg(view, this.pinned, this.requireTable(), denseQuery), sparseIds, query.fusion);
+    }
+    if (query.freshness) fused = rescoreByFreshness(fused, candidates, query.freshness, (id) => view.modifiedAtOf(id));
     return fused.slice(0, query.limit).map(({ id, score }) => view.toHit(id, score));
   }
 

@@ -38,6 +38,7 @@ import { DEFAULT_BM25_LANGUAGE, type Bm25Language } from '../sparse/languages/bm
 import type { HybridQuery, OpenOptions, VectorStore } from './vector-store.ts';
 import type { DocumentMetadata } from '../search-filter/document-metadata.ts';
 import { sourceGlobMatcher } from '../search-filter/filter-match.ts';
+import { freshnessFormula, modifiedAtOfPayload } from './qdrant-freshness.ts';
 import { filterConditions, METADATA_PAYLOAD_INDEXES, METADATA_PAYLOAD_KEYS, metadataOfPayload, metadataPayload } from './qdrant-search-filter.ts';
 
 export interface QdrantStoreOptions {
@@ -421,6 +422,9 @@ function visibilityFilter(visibleGroups: readonly string[]) {
  * is left out: it cannot match anything. The visibility filter sits in each prefetch, so each leg's
  * candidates are visible ones, and on the fused query too. Qdrant's IDF stays that of the whole
  * collection whatever the filter, as the embedded store's does.
+ *
+ * With a freshness boost the fused legs become one prefetch (RRF, `candidates` long; sparse only: RRF over its
+ * one leg, so the boost adds to a rank score in both modes) and the query is the boost's formula over it.
  */
 function searchRequest(query: HybridQuery, conditions: Array<Record<string, unknown>> = []) {
   // The caller's prefetchLimit as is (the Retriever sets its floor): the embedded store takes the same
@@ -429,14 +433,22 @@ function searchRequest(query: HybridQuery, conditions: Array<Record<string, unkn
   const sparse: SparseVector | undefined = query.sparse.indices.length > 0 ? { indices: query.sparse.indices, values: query.sparse.values } : undefined;
   // The search filter's conditions AND the visibility `should`, in every prefetch and on the root.
   const filter = conditions.length > 0 ? { must: conditions, ...visibilityFilter(query.visibleGroups) } : visibilityFilter(query.visibleGroups);
-  if (query.dense) {
-    const prefetch = [
-      { query: query.dense, using: DENSE, filter, limit: candidates },
-      ...(sparse ? [{ query: sparse, using: SPARSE, filter, limit: candidates }] : []),
-    ];
-    return { prefetch, query: fusionQuery(query.fusion, sparse !== undefined), filter, limit: query.limit, with_payload: true };
+  const legs = [
+    ...(query.dense ? [{ query: query.dense, using: DENSE, filter, limit: candidates }] : []),
+    ...(sparse ? [{ query: sparse, using: SPARSE, filter, limit: candidates }] : []),
+  ];
+  if (legs.length === 0) return undefined;
+  if (query.freshness) {
+    const fusion = query.dense ? fusionQuery(query.fusion, sparse !== undefined) : singleLegFusion(query.fusion);
+    return { prefetch: [{ prefetch: legs, query: fusion, limit: candidates }], query: freshnessFormula(query.freshness), filter, limit: query.limit, with_payload: true };
   }
-  return sparse ? { query: sparse, using: SPARSE, filter, limit: query.limit, with_payload: true } : undefined;
+  if (query.dense) return { prefetch: legs, query: fusionQuery(query.fusion, sparse !== undefined), filter, limit: query.limit, with_payload: true };
+  return { query: sparse!, using: SPARSE, filter, limit: query.limit, with_payload: true };
+}
+
+/** RRF over the sparse leg alone (a freshness boost in sparse-only mode): its k; a lone leg's weight is left out. */
+function singleLegFusion(fusion: RrfParameters | undefined) {
+  return !fusion || fusion.k === QDRANT_RRF_K ? { fusion: 'rrf' as const } : { rrf: { k: fusion.k } };
 }
 
 /**
@@ -464,6 +476,7 @@ function toSearchHit(point: ScoredPoint): SearchHit {
     score: point.score,
     fusionScore: point.score,
     ...pagesOfPayload(payload),
+    modifiedAt: modifiedAtOfPayload(payload),
   };
 }
 

@@ -3,6 +3,7 @@ import type { RrfParameters } from '../fusion/rrf.ts';
 import type { Bm25Language } from '../sparse/languages/bm25-languages.ts';
 import type { DocumentMetadata } from '../search-filter/document-metadata.ts';
 import type { SearchFilter } from '../search-filter/search-controls.ts';
+import type { FreshnessBoost } from '../search-filter/freshness.ts';
 
 export interface HybridQuery {
   /** Absent when no embedder is configured: the search is then sparse only. */
@@ -24,6 +25,11 @@ export interface HybridQuery {
    * `visibleGroups`, so `limit` is filled with matching chunks. Absent: no restriction.
    */
   filter?: SearchFilter | undefined;
+  /**
+   * The recency boost (search-filter/freshness.ts): the fused candidates (the `prefetchLimit` best by RRF, sparse
+   * only: by RRF over its one leg) are scored `rank score + weight · decay(modified)` and the `limit` best returned.
+   */
+  freshness?: FreshnessBoost | undefined;
 }
 
 export interface OpenOptions {

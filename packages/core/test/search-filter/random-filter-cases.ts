@@ -1,8 +1,8 @@
 /**
  * Random corpora and search filters for the stores' parity tests: sources in nested folders of three types,
  * modified times and custom fields drawn from small sets (so that filters hit their boundaries: after is
- * inclusive, before exclusive), some documents without metadata (indexed before it existed), and filters of
- * any subset of fields. Dense vectors are never zero: a zero vector's cosine is undefined.
+ * inclusive, before exclusive) or anywhere around them, some documents without metadata (indexed before it
+ * existed), filters of any subset of fields, and recency boosts. Dense vectors are never zero: a zero vector's cosine is undefined.
  */
 import fc from 'fast-check';
 import { chunkId } from '../../src/chunking/chunk-id.ts';
@@ -18,7 +18,8 @@ const TEAMS = ['platform', 'sre', 'docs'];
 
 const metadataArb = fc.option(
   fc.record({
-    modifiedAt: fc.option(fc.constantFrom(...TIMES), { nil: undefined }),
+    // The filters' boundaries, or any time around them (what a freshness boost decays over).
+    modifiedAt: fc.option(fc.oneof(fc.constantFrom(...TIMES), fc.integer({ min: TIMES[0]! - 5_000_000, max: TIMES.at(-1)! + 5_000_000 })), { nil: undefined }),
     meta: fc.dictionary(fc.constantFrom('team', 'tier'), fc.constantFrom(...TEAMS, 'gold', 'silver'), { maxKeys: 2 }),
   }),
   { nil: undefined, freq: 4 },
@@ -52,6 +53,15 @@ export const filterArb = fc.record(
     meta: fc.dictionary(fc.constantFrom('team', 'tier'), fc.oneof(fc.constantFrom(...TEAMS, 'gold'), fc.subarray([...TEAMS, 'gold', 'silver'], { minLength: 1 })), { minKeys: 1, maxKeys: 2 }),
   },
   { requiredKeys: [] },
+);
+
+/** A recency boost (the request's `freshness`) at a random time around the corpus's, or none. */
+export const freshnessArb = fc.option(
+  fc.record({
+    input: fc.record({ half_life_days: fc.double({ min: 0.5, max: 400, noNaN: true }), weight: fc.double({ min: 0.01, max: 1, noNaN: true }) }, { requiredKeys: [] }),
+    nowSeconds: fc.integer({ min: TIMES[0]!, max: TIMES.at(-1)! + 10_000_000 }),
+  }),
+  { nil: undefined },
 );
 
 export const queryArb = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 3 });

@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { assertConversationBounds, maxPerSourceSchema, pageFields, searchFilterSchema, toRagError, toSearchFilter, turnsFromHistory, type Answerer, type Chunk, type PassageReader, type Retriever, type SearchHit } from '@rag/core';
+import { assertConversationBounds, freshnessSchema, maxPerSourceSchema, pageFields, searchFilterSchema, toFreshnessBoost, toRagError, toSearchFilter, turnsFromHistory, type Answerer, type Chunk, type PassageReader, type Retriever, type SearchHit } from '@rag/core';
 import { z } from 'zod';
 import { pageShape } from '../api-schemas.ts';
 import { MAX_QUERY_LENGTH } from '../request-schema.ts';
@@ -87,14 +87,15 @@ export function createMcpServer(context: McpToolContext): McpServer {
         source_prefix: z.string().optional().describe('keep only passages whose source starts with this, e.g. "docs/" (see list_sources)'),
         filter: searchFilterSchema.optional().describe('search only these documents: {source: glob, type, modified_after, modified_before, meta} (as POST /search)'),
         max_per_source: maxPerSourceSchema.optional(),
+        freshness: freshnessSchema.optional(),
       },
       outputSchema: { passages: z.array(scoredPassage), reranked: z.boolean().optional() },
     },
-    ({ query, k, source_prefix: prefix, filter, max_per_source: maxPerSource }, { signal }) =>
+    ({ query, k, source_prefix: prefix, filter, max_per_source: maxPerSource, freshness }, { signal }) =>
       guarded(async () => {
         await storeGate?.ready(signal);
         const wanted = k ?? defaultK;
-        const controls = { filter: filter && toSearchFilter(filter), maxPerSource };
+        const controls = { filter: filter && toSearchFilter(filter), maxPerSource, freshness: freshness && toFreshnessBoost(freshness) };
         const { hits, reranked } = await retriever.retrieve(query, prefix ? Math.max(PREFIX_CANDIDATES, wanted) : wanted, visibleGroups, signal, controls);
         const found = (prefix ? hits.filter((hit) => hit.source.startsWith(prefix)) : hits).slice(0, wanted).map(scoredJson);
         return result({ passages: found, ...(reranked === undefined ? {} : { reranked }) }, formatPassages(found));
@@ -115,6 +116,7 @@ export function createMcpServer(context: McpToolContext): McpServer {
           .describe('earlier questions and answers of this conversation, oldest first (at most 10 pairs, 16000 characters): a follow-up such as "and how do I turn it off?" is searched for with them'),
         filter: searchFilterSchema.optional().describe('answer only from these documents (as POST /search)'),
         max_per_source: maxPerSourceSchema.optional(),
+        freshness: freshnessSchema.optional(),
       },
       outputSchema: {
         answer: z.string(),
@@ -124,12 +126,16 @@ export function createMcpServer(context: McpToolContext): McpServer {
         search_query: z.string().optional(),
       },
     },
-    ({ question, k, history, filter, max_per_source: maxPerSource }, { signal }) =>
+    ({ question, k, history, filter, max_per_source: maxPerSource, freshness }, { signal }) =>
       guarded(async () => {
         const earlier = turnsFromHistory(history ?? []);
         assertConversationBounds(earlier);
         await storeGate?.ready(signal);
-        const answer = await answerer.answer(question, k ?? defaultK, visibleGroups, signal, earlier, { filter: filter && toSearchFilter(filter), maxPerSource });
+        const answer = await answerer.answer(question, k ?? defaultK, visibleGroups, signal, earlier, {
+          filter: filter && toSearchFilter(filter),
+          maxPerSource,
+          freshness: freshness && toFreshnessBoost(freshness),
+        });
         const citations = answer.citations.map((c) => ({
           source: c.source,
           heading_path: c.headingPath,

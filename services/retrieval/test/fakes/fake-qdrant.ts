@@ -1,8 +1,8 @@
 /**
  * An in-memory Qdrant speaking the REST API that @qdrant/js-client-rest calls, and nothing more:
  * collection get/create, payload indexes (listed in `payload_schema`), upsert, delete (ids or filter),
- * set payload (ids or filter), scroll (with a filter), count and the Query API (one sparse query, or dense + bm25
- * prefetches fused by RRF), each with Qdrant's filters: must / should / must_not, `match` (value, any,
+ * set payload (ids or filter), scroll (with a filter), count and the Query API (one sparse query, dense + bm25
+ * prefetches fused by RRF, or a score-boosting formula over such a fusion), each with Qdrant's filters: must / should / must_not, `match` (value, any,
  * except), `range` (gt, gte, lt, lte on numbers), `is_empty`, `is_null`, `has_id`, keys nested with dots
  * (`meta.team`); an unknown condition is a 400, as a typo is in Qdrant. Facets (POST /facet) count a key's values.
  * Filtering is written here from Qdrant's documentation, not borrowed from the production code:
@@ -137,13 +137,59 @@ export class FakeQdrant {
     this.queries.push(body);
     const points = [...collection.points.values()];
     const rootFilter: Filter | undefined = body.filter;
-    const ranked = body.prefetch
-      ? fuse(points, body.prefetch as Prefetch[], rootFilter, rrfParameters(body.query, body.prefetch.length))
-      : rank(points, { query: body.query, using: body.using, limit: body.limit, filter: rootFilter });
+    const ranked = body.query?.formula
+      ? rescore(points, body.prefetch, rootFilter, body.query)
+      : body.prefetch
+        ? fuse(points, body.prefetch as Prefetch[], rootFilter, rrfParameters(body.query, body.prefetch.length))
+        : rank(points, { query: body.query, using: body.using, limit: body.limit, filter: rootFilter });
     const answer = { points: ranked.slice(0, body.limit).map(({ point, score }) => ({ id: point.id, version: 1, score, payload: point.payload })) };
     this.answers.push(answer);
     return answer;
   }
+}
+
+/**
+ * A score-boosting formula query (Qdrant ≥ 1.14) over one fusion prefetch: the prefetch's points (its nested legs
+ * fused by RRF, `limit` of them; the root filter goes down to the legs) each scored by the formula, best first.
+ * https://qdrant.tech/documentation/search/search-relevance/#score-boosting
+ */
+function rescore(points: Point[], prefetches: any, rootFilter: Filter | undefined, query: { formula: unknown; defaults?: Record<string, unknown> }): Array<{ point: Point; score: number }> {
+  const [fused, ...others] = Array.isArray(prefetches) ? prefetches : [prefetches];
+  if (!fused?.prefetch || others.length > 0) throw new BadFilter('this fake takes a formula over exactly one fusion prefetch');
+  const candidates = fuse(points, fused.prefetch as Prefetch[], legFilter(rootFilter, fused.filter), rrfParameters(fused.query, fused.prefetch.length)).slice(0, fused.limit);
+  return candidates
+    .map(({ point, score }) => ({ point, score: Math.fround(evaluateFormula(query.formula, { score, payload: point.payload, defaults: query.defaults ?? {} })) }))
+    .sort((a, b) => b.score - a.score);
+}
+
+/**
+ * Qdrant's formula evaluation, from its docs and lib/segment/src/index/query_optimization/rescore_formula/
+ * (formula_scorer.rs, parsed_formula.rs): numbers are constants, `$score` the prefetch's score, any other string a
+ * payload key whose value must be a number (else `defaults`, else an error); `sum`, `mult`; `exp_decay` is
+ * exp(ln(midpoint) / scale · |x − target|) with midpoint 0.5, scale 1 and target 0 by default. Arithmetic in f64,
+ * the result rounded to f32. Only what the tests need: anything else is a 400.
+ */
+function evaluateFormula(expression: unknown, point: { score: number; payload: Record<string, unknown>; defaults: Record<string, unknown> }): number {
+  const evaluate = (e: unknown) => evaluateFormula(e, point);
+  // The REST API parses formula constants as f32 (`Expression::Constant(f32)`, lib/api/src/rest/schema.rs).
+  if (typeof expression === 'number') return Math.fround(expression);
+  if (expression === '$score') return point.score;
+  if (typeof expression === 'string') {
+    const value = valuesOf({ id: '', payload: point.payload }, expression)[0] ?? point.defaults[expression];
+    if (typeof value !== 'number') throw new BadFilter(`Wrong input: variable "${expression}" is not a number and has no default`);
+    return value;
+  }
+  const node = expression as Record<string, any>;
+  if (Array.isArray(node.sum)) return node.sum.reduce((total: number, term: unknown) => total + evaluate(term), 0);
+  if (Array.isArray(node.mult)) return node.mult.reduce((product: number, term: unknown) => product * evaluate(term), 1);
+  if (node.exp_decay) {
+    const { x, target = 0, scale = 1, midpoint = 0.5 } = node.exp_decay;
+    if (!(scale > 0) || !(midpoint > 0 && midpoint < 1)) throw new BadFilter('Wrong input: decay scale must be > 0 and midpoint in (0, 1)');
+    // The REST API reads scale and midpoint as f32.
+    const lambda = Math.log(Math.fround(midpoint)) / Math.fround(scale);
+    return Math.exp(lambda * Math.abs(evaluate(x) - evaluate(target)));
+  }
+  throw new BadFilter(`unsupported formula expression ${JSON.stringify(expression)}`);
 }
 
 function fuse(points: Point[], prefetches: Prefetch[], rootFilter: Filter | undefined, rrf: RrfParameters): Array<{ point: Point; score: number }> {

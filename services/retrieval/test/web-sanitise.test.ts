@@ -6,6 +6,9 @@
  * (https://github.com/cure53/DOMPurify#what-does-it-do).
  */
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ChatModel, ChatStreamEvent } from '@rag/core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -27,6 +30,39 @@ const HOSTILE_ANSWER = [
   '',
 ].join('\n');
 
+/**
+ * A document written to attack the page through its passages, which are rendered as Markdown as answers
+ * are: a script element, a script URL in a link and in an image, event handlers on raw HTML.
+ */
+const HOSTILE_DOCUMENT = [
+  '# Security policy',
+  '',
+  'Read [the security policy](javascript:document.title=%27pwned-passage-link%27) before anything else.',
+  '',
+  '<script>document.title = "pwned-script"</script>',
+  '',
+  'The security policy applies to every laptop. <img src=x onerror="document.title=\'pwned-passage-img\'">',
+  '',
+  '<a href="#" onclick="document.title=\'pwned-click\'">Click</a> to accept the security policy.',
+  '',
+  '![badge](javascript:document.title=%27pwned-badge%27)',
+  '',
+].join('\n');
+
+/**
+ * Nothing in `selector` can run: no script URL (an image's included: a Markdown image keeps its element,
+ * without the URL), no event handler attribute, no script or SVG element.
+ */
+async function expectInert(page: Page, selector: string): Promise<void> {
+  const scriptUrls = await page.locator(`${selector} [href], ${selector} [src]`).evaluateAll((nodes) =>
+    nodes.map((node) => node.getAttribute('href') ?? node.getAttribute('src') ?? '').filter((url) => /^\s*javascript:/i.test(url)),
+  );
+  expect(scriptUrls).toEqual([]);
+  const handlers = await page.locator(`${selector} *`).evaluateAll((nodes) => nodes.flatMap((node) => node.getAttributeNames().filter((name: string) => name.startsWith('on'))));
+  expect(handlers).toEqual([]);
+  expect(await page.locator(`${selector} script, ${selector} svg`).count()).toBe(0);
+}
+
 class HostileChatModel implements ChatModel {
   readonly modelId = 'hostile-test-model';
   async complete() {
@@ -41,17 +77,22 @@ class HostileChatModel implements ChatModel {
 describe.skipIf(!hasChromium)('the web page sanitises answers (real Chromium)', () => {
   let browser: Browser;
   let stack: TestStack;
+  let hostilePassages: TestStack;
+  let folder: string;
   let page: Page;
   let violations: string[];
 
   beforeAll(async () => {
-    stack = await startTestStack({ chatModel: new HostileChatModel() });
+    folder = await mkdtemp(join(tmpdir(), 'rag-hostile-'));
+    await writeFile(join(folder, 'hostile.md'), HOSTILE_DOCUMENT);
+    [stack, hostilePassages] = await Promise.all([startTestStack({ chatModel: new HostileChatModel() }), startTestStack({ folder })]);
     browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'], timeout: 30_000 });
   });
 
   afterAll(async () => {
     await browser?.close();
-    await stack?.close();
+    await Promise.all([stack?.close(), hostilePassages?.close()]);
+    if (folder) await rm(folder, { recursive: true, force: true });
   });
 
   beforeEach(async () => {
@@ -81,6 +122,31 @@ describe.skipIf(!hasChromium)('the web page sanitises answers (real Chromium)', 
 
     // Following every link of the answer runs nothing either.
     for (const link of await page.locator('#answer a:not(.cite)').all()) await link.click();
+    expect(await page.title()).not.toMatch(/pwned/);
+  });
+
+  it('keeps passages as inert as answers: in Search results and in a cited passage', async () => {
+    await page.goto(`${hostilePassages.baseUrl}/`, { waitUntil: 'load' });
+    await page.getByLabel('Question').fill('security policy');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const first = page.locator('#results > li').first();
+    await first.waitFor();
+    await first.locator('summary').click();
+    // Rendered as Markdown (the link text is a link, the raw HTML shown as text), and inert.
+    expect(await first.locator('.text a', { hasText: 'the security policy' }).count()).toBe(1);
+    expect(await first.locator('.text').textContent()).toContain('<script>');
+    expect(await first.locator('.text').textContent()).toContain('onerror=');
+    await expectInert(page, '#results');
+
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.locator('#mode:not([hidden])').waitFor();
+    await page.locator('#answer a.cite').first().click();
+    await page.locator('#passage-panel:not([hidden])').waitFor();
+    expect(await page.locator('#passage-text a', { hasText: 'the security policy' }).count()).toBe(1);
+    await expectInert(page, '#passage-text');
+    await expectInert(page, '#answer');
+
+    for (const link of await page.locator('#passage-text a, #results .text a').all()) if (await link.isVisible()) await link.click();
     expect(await page.title()).not.toMatch(/pwned/);
   });
 });

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Answerer, createLogger, ingest, PassageReader, Retriever, Telemetry, type ChatModel, type DocumentOrigin, type Embedder, type IngestSummary, type Logger, type Reranker, type VectorStore } from '@rag/core';
-import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough } from '@rag/core/ingestion';
+import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough, type Converter } from '@rag/core/ingestion';
 import { LanceDbStore } from '@rag/core/embedded';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type HttpTimeouts } from '../src/app.ts';
@@ -11,12 +11,12 @@ import type { ApiKeys } from '../src/auth/api-keys.ts';
 export const handbookFolder = new URL('./fixtures/handbook/', import.meta.url).pathname;
 
 /** The real ingestion pipeline over a folder of Markdown, with the service's chunking defaults. */
-export function ingestFolder(folder: string, store: VectorStore, embedder: Embedder | undefined, logger: Logger): Promise<IngestSummary> {
+export function ingestFolder(folder: string, store: VectorStore, embedder: Embedder | undefined, logger: Logger, extraConverters: Converter[] = []): Promise<IngestSummary> {
   return ingest({
     source: new LocalDirectorySource(folder),
     store,
     embedder,
-    converters: new ConverterRegistry([new MarkdownPassthrough()]),
+    converters: new ConverterRegistry([new MarkdownPassthrough(), ...extraConverters]),
     chunking: { chunkSize: 1200, chunkOverlap: 200 },
     embedBatchSize: 8,
     concurrency: 2,
@@ -49,13 +49,15 @@ export async function startTestStack(options: {
   httpTimeouts?: Partial<HttpTimeouts>;
   /** Where GET /documents finds originals. */
   documents?: DocumentOrigin;
+  /** Converters besides Markdown's (e.g. PdfConverter, for paged documents). */
+  converters?: Converter[];
 } = {}): Promise<TestStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rag-test-'));
   const logger = options.logger ?? createLogger('silent');
   const telemetry = new Telemetry();
   const store = new LanceDbStore({ dataDir, collection: 'test' });
   await store.open(options.embedder ? await options.embedder.describe() : null);
-  const ingestSummary = await ingestFolder(options.folder ?? handbookFolder, store, options.embedder, logger);
+  const ingestSummary = await ingestFolder(options.folder ?? handbookFolder, store, options.embedder, logger, options.converters);
   const retriever = new Retriever({ store, embedder: options.embedder, reranker: options.reranker, rerankCandidates: 50, telemetry });
   const answerer = new Answerer({ retriever, chatModel: options.chatModel, minScore: options.minScore, telemetry });
   const app = buildApp({

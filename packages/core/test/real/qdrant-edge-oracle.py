@@ -94,7 +94,37 @@ def to_vector(value):
     return value
 
 
+def to_expression(body):
+    """A score-boosting formula (https://qdrant.tech/documentation/search/search-relevance/#score-boosting), the
+    parts QdrantStore sends: constants, `$score` and payload variables, sum, mult, exp_decay."""
+    if isinstance(body, bool):
+        raise Unsupported(f"expression {json.dumps(body)}")
+    if isinstance(body, (int, float)):
+        return edge.Expression.Constant(float(body))
+    if isinstance(body, str):
+        return edge.Expression.Variable(body)
+    if "sum" in body:
+        return edge.Expression.Sum([to_expression(e) for e in body["sum"]])
+    if "mult" in body:
+        return edge.Expression.Mult([to_expression(e) for e in body["mult"]])
+    if "exp_decay" in body:
+        params = body["exp_decay"]
+        known(params, ["x", "target", "scale", "midpoint"], "exp_decay")
+        target = params.get("target")
+        return edge.Expression.Decay(
+            edge.DecayKind.Exp,
+            to_expression(params["x"]),
+            target=None if target is None else to_expression(target),
+            midpoint=params.get("midpoint"),
+            scale=params.get("scale"),
+        )
+    raise Unsupported(f"expression {json.dumps(body)}")
+
+
 def to_query(body, using):
+    if isinstance(body, dict) and "formula" in body:
+        known(body, ["formula", "defaults"], "formula query")
+        return edge.Formula(to_expression(body["formula"]), defaults=body.get("defaults"))
     if isinstance(body, dict) and body.get("fusion") == "rrf":
         return edge.Fusion.Rrf(k=DEFAULT_RRF_K)
     if isinstance(body, dict) and "rrf" in body:

@@ -3,8 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createLogger, isRagError, loadConfig, RagError, startTracing, type IngestSummary } from '@rag/core';
 import { runIngest } from './run-ingest.ts';
+import { shardOption } from './shard-option.ts';
 
 const USAGE = `Usage: pnpm ingest [SOURCE] [--dry-run] [--no-prune | --force-prune] [--allow-publish]
+                   [--shard INDEX/COUNT | --shards COUNT | --prune-only]
 
 SOURCE   a folder (indexed recursively) or gs://bucket/prefix; without it, GCS_BUCKET/GCS_PREFIX
 --default-corpus  the project's own README.md and docs/ (what \`pnpm start\` indexes)
@@ -17,6 +19,12 @@ DOCLING_URL is set); other files are skipped and counted.
                   of the indexed documents (otherwise refused: RAG_PRUNE_REFUSED, exit 1)
 --allow-publish   make public the documents the index holds as restricted when the folder has no
                   .rag-access.yaml any more (otherwise kept as they are: RAG_ACCESS_WOULD_PUBLISH, exit 1)
+
+--shard I/N       sync only share I (from 0) of N of the listing (a stable hash of each document's uri);
+                  never prunes. --shards N (INGEST_SHARDS) takes I from JOB_COMPLETION_INDEX, which
+                  Kubernetes sets in each pod of an Indexed Job. Prints "shard I/N: F of L listed documents"
+--prune-only      list the whole source and prune what it lost (with the guard above), syncing nothing:
+                  run once after every shard completed
 
 Ends with: done: N files, M chunks, U upserts, D deletes, S skipped, E errors.
 Exit status: 0 synced; 1 when E > 0, pruning was refused or restricted documents were kept; 2 when the run could not start or the
@@ -37,6 +45,9 @@ async function main(): Promise<number> {
       'force-prune': { type: 'boolean', default: false },
       'allow-publish': { type: 'boolean', default: false },
       'default-corpus': { type: 'boolean', default: false },
+      shard: { type: 'string' },
+      shards: { type: 'string' },
+      'prune-only': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -47,6 +58,7 @@ async function main(): Promise<number> {
   const stop = stopOnSignals();
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL, { format: config.LOG_FORMAT });
+  const shard = shardOption(values, config);
   // One trace per run when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; exported before the process exits.
   const tracing = startTracing(config, { serviceName: 'rag-ingest' });
   const summary = await runIngest({
@@ -56,6 +68,8 @@ async function main(): Promise<number> {
     defaultCorpus: values['default-corpus'] ? { root: repositoryRoot, include: ['README.md', 'docs'] } : undefined,
     dryRun: values['dry-run'],
     prune: !values['no-prune'],
+    shard,
+    pruneOnly: values['prune-only'],
     forcePrune: values['force-prune'],
     allowPublish: values['allow-publish'],
     progressStream: process.stderr,
@@ -64,6 +78,8 @@ async function main(): Promise<number> {
     signal: stop,
   }).finally(() => tracing.shutdown());
   for (const failure of summary.failures) process.stderr.write(`failed: ${failure.uri}: ${failure.reason}\n`);
+  const shardLine = summary.shardLine();
+  if (shardLine) process.stdout.write(`${shardLine}\n`);
   process.stdout.write(`${summary.toLine()}\n`);
   // Token usage per run (CONTEXT_MODE=llm): the summary line's errors include the chunks whose context failed.
   if (config.CONTEXT_MODE === 'llm') process.stdout.write(`${summary.contextLine()}\n`);

@@ -1,4 +1,4 @@
-import { createChunkContexts, createEmbedder, createStore, ingest, NO_CONTEXT, RagError, type Config, type IngestSummary, type Logger } from '@rag/core';
+import { createChunkContexts, createEmbedder, createStore, ingest, NO_CONTEXT, RagError, type Config, type IngestSummary, type Logger, type Shard } from '@rag/core';
 import { createConverters, GcsSource, LocalDirectorySource, parseGcsUri, type DocumentSource } from '@rag/core/ingestion';
 import { startProgress, type Progress } from './progress.ts';
 
@@ -10,6 +10,10 @@ export interface RunIngestOptions {
   defaultCorpus?: { root: string; include: string[] } | undefined;
   dryRun: boolean;
   prune: boolean;
+  /** Sync only this share of the listing, and never prune (--shard, --shards / INGEST_SHARDS). */
+  shard?: Shard | undefined;
+  /** List the whole source and prune what it lost, syncing nothing (--prune-only). */
+  pruneOnly?: boolean | undefined;
   /** Prune even an empty listing or past INGEST_MAX_PRUNE_RATIO (--force-prune). */
   forcePrune?: boolean | undefined;
   /** Make restricted documents public when the folder lost its access file (--allow-publish). */
@@ -49,7 +53,7 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
     await store.open(embedder ? await embedder.describe() : null, { create: !options.dryRun, context: contexts?.lock ?? NO_CONTEXT });
     if (!options.dryRun) endWriting = await store.markWriting?.();
     const started = performance.now();
-    logger.info({ source: source.description, store: store.name, collection: config.collection, dryRun: options.dryRun }, 'ingest started');
+    logger.info({ source: source.description, store: store.name, collection: config.collection, dryRun: options.dryRun, shard: options.shard, pruneOnly: options.pruneOnly }, 'ingest started');
     progress = startProgress(logger, options.progressStream);
     const summary = await ingest({
       source,
@@ -61,6 +65,8 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
       embedBatchSize: config.EMBED_BATCH_SIZE,
       concurrency: config.INGEST_CONCURRENCY,
       prune: options.prune,
+      shard: options.shard,
+      pruneOnly: options.pruneOnly,
       maxPruneRatio: config.INGEST_MAX_PRUNE_RATIO,
       forcePrune: options.forcePrune,
       allowPublish: options.allowPublish,
@@ -77,10 +83,12 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
       { seconds: (performance.now() - started) / 1000, embedCalls: summary.embedCalls, unchanged: summary.unchanged, unsupported: summary.unsupported, ...(contexts ? { contextMode: contexts.description, contexts: summary.contexts } : {}) },
       'ingest finished',
     );
-    // A stopped run has little time left: the next run compacts.
-    if (!summary.interrupted && summary.upserts + summary.deletes > 0 && store.compact) logger.info({ compaction: await store.compact() }, 'storage compacted');
+    // A stopped run has little time left: the next run compacts. So does one shard of several, while the
+    // others still write: the --prune-only run after them compacts.
+    const wholeRun = !summary.interrupted && (options.shard === undefined || options.shard.count === 1);
+    if (wholeRun && (summary.upserts + summary.deletes > 0 || options.pruneOnly) && store.compact) logger.info({ compaction: await store.compact() }, 'storage compacted');
     // After compaction, which makes a new table version; a run that wrote nothing saves only a missing or stale view.
-    if (!summary.interrupted && !options.dryRun && store.saveSearchView) await saveSearchView(store.saveSearchView.bind(store), logger);
+    if (wholeRun && !options.dryRun && store.saveSearchView) await saveSearchView(store.saveSearchView.bind(store), logger);
     return summary;
   } finally {
     progress?.stop();

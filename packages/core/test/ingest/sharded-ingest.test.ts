@@ -31,7 +31,7 @@ describe('the share of a document', () => {
       for (const uri of uris) {
         const owners = Array.from({ length: count }, (_, index) => index).filter((index) => inShard(uri, { index, count }));
         expect(owners, uri).toHaveLength(1);
-        sizes[owners[0]!] += 1;
+        sizes[owners[0]!] = (sizes[owners[0]!] ?? 0) + 1;
       }
       // A hash, not a round robin: every share gets some of 500 uris.
       for (const size of sizes) expect(size).toBeGreaterThan(500 / count / 2);

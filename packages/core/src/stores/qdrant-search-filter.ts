@@ -3,17 +3,12 @@ import { isEmptyFilter, type SearchFilter } from '../search-filter/search-contro
 
 /**
  * Search filters as Qdrant payload conditions, and document metadata as the payload they test:
- * `type` (keyword index), `size` and `modified_at` (epoch seconds; integer index, so `range` uses it),
- * `meta` (an object: its keys are filtered as `meta.<key>`). A point without a field matches no condition on it
+ * `type`, `size` and `modified_at` (epoch seconds, so `range` applies), `meta` (an object: its keys are filtered as
+ * `meta.<key>`); their indexes: qdrant-payload-indexes.ts. A point without a field matches no condition on it
  * ("If the stored value type does not fit the filtering condition - it will be considered not satisfied",
  * https://qdrant.tech/documentation/concepts/payload/#payload-types), as the embedded store reads unknown.
  * https://qdrant.tech/documentation/concepts/filtering/ (match any, range, nested keys)
  */
-export const METADATA_PAYLOAD_INDEXES: ReadonlyArray<{ field: string; schema: 'keyword' | 'integer' }> = [
-  { field: 'type', schema: 'keyword' },
-  { field: 'modified_at', schema: 'integer' },
-];
-
 export function metadataPayload(metadata: DocumentMetadata | undefined): Record<string, unknown> {
   if (!metadata) return {};
   return {

@@ -39,7 +39,8 @@ import type { HybridQuery, OpenOptions, VectorStore } from './vector-store.ts';
 import type { DocumentMetadata } from '../search-filter/document-metadata.ts';
 import { sourceGlobMatcher } from '../search-filter/filter-match.ts';
 import { freshnessFormula, modifiedAtOfPayload } from './qdrant-freshness.ts';
-import { filterConditions, METADATA_PAYLOAD_INDEXES, METADATA_PAYLOAD_KEYS, metadataOfPayload, metadataPayload } from './qdrant-search-filter.ts';
+import { payloadIndexesFor } from './qdrant-payload-indexes.ts';
+import { filterConditions, METADATA_PAYLOAD_KEYS, metadataOfPayload, metadataPayload } from './qdrant-search-filter.ts';
 
 export interface QdrantStoreOptions {
   url: string;
@@ -114,8 +115,8 @@ export class QdrantStore implements VectorStore {
   private denseModel: string | undefined;
   /** Opened without creating a missing collection (a dry run): it reads as empty. */
   private absent = false;
-  /** Whether this process made sure of the metadata indexes (ensureMetadataIndexes). */
-  private metadataIndexesChecked = false;
+  /** The payload keys known to be indexed (GET /collections/{c}'s payload_schema, then what this process created). */
+  private indexedFields: Set<string> | undefined;
 
   constructor(private readonly options: QdrantStoreOptions) {
     this.collection = options.collection ?? 'docs-v2';
@@ -152,7 +153,7 @@ export class QdrantStore implements VectorStore {
     if (this.denseModel && chunks.some((chunk) => chunk.dense === undefined)) {
       throw new RagError('RAG_MODEL_MISMATCH', `(Collection "${this.collection}" holds dense vectors of ${this.denseModel}; configure that embedder to write to it.)`);
     }
-    if (chunks.some((chunk) => chunk.metadata !== undefined)) await this.ensureMetadataIndexes();
+    if (chunks.some((chunk) => chunk.metadata !== undefined)) await this.ensurePayloadIndexes(chunks.map((chunk) => chunk.metadata));
     const batchSize = this.options.upsertBatchSize ?? 64;
     for (const batch of inBatches(chunks, batchSize)) {
       const points = batch.map(toPoint);
@@ -176,7 +177,7 @@ export class QdrantStore implements VectorStore {
 
   /** One set_payload call over the document's points: only the metadata keys change (`meta` as a whole). */
   async setMetadata(source: string, metadata: DocumentMetadata): Promise<void> {
-    await this.ensureMetadataIndexes();
+    await this.ensurePayloadIndexes([metadata]);
     await this.run(() => this.client.setPayload(this.collection, { wait: true, payload: metadataPayload(metadata), filter: sourceFilter(source) }));
   }
 
@@ -263,19 +264,20 @@ export class QdrantStore implements VectorStore {
   }
 
   /**
-   * The metadata filters' indexes, made by the first write that carries metadata (a collection made before
-   * metadata gets them then; opening never writes them, so a read-only service never tries).
+   * The search filters' indexes (qdrant-payload-indexes.ts), made by the writes that carry metadata: each missing
+   * one once, a custom key when a document first brings it (a collection made before metadata gets them then;
+   * opening never writes them, so a read-only service never tries). Idempotent: an index the collection lists is
+   * never requested again.
    */
-  private async ensureMetadataIndexes(): Promise<void> {
-    if (this.metadataIndexesChecked) return;
-    const info = await this.collectionInfo();
-    for (const { field: name, schema } of METADATA_PAYLOAD_INDEXES) {
-      if (hasPayloadIndex(info, name)) continue;
+  private async ensurePayloadIndexes(metadata: Iterable<DocumentMetadata | undefined>): Promise<void> {
+    const indexed = (this.indexedFields ??= new Set(Object.keys(asRecord(field(await this.collectionInfo(), 'payload_schema')))));
+    for (const { field: name, schema } of payloadIndexesFor(metadata)) {
+      if (indexed.has(name)) continue;
       await this.run(() => this.client.createPayloadIndex(this.collection, { wait: true, field_name: name, field_schema: schema })).catch((error: unknown) => {
         if (!isStatus(error, 403)) throw error;
       });
+      indexed.add(name);
     }
-    this.metadataIndexesChecked = true;
   }
 
   /** Creates the collection and its `source` index; false when it already existed (409). */
@@ -535,6 +537,10 @@ function normalizeClientError(error: unknown): unknown {
 
 function isStatus(error: unknown, status: number): boolean {
   return error instanceof RagError && error.cause instanceof HttpStatusError && error.cause.status === status;
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
 }
 
 function field(value: unknown, key: string): unknown {

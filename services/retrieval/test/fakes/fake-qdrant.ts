@@ -405,8 +405,14 @@ function setPayload(collection: Collection, body: any) {
   return { operation_id: 3, status: 'completed' };
 }
 
-/** PUT /index: the field and its schema show in GET /collections/{c}'s payload_schema from then on. */
+/**
+ * PUT /index: the field and its schema show in GET /collections/{c}'s payload_schema from then on. A schema name
+ * Qdrant does not know is a 400 (keyword, integer, float, bool, geo, datetime, text, uuid:
+ * https://qdrant.tech/documentation/manage-data/indexing/#payload-index).
+ */
+const PAYLOAD_SCHEMAS = ['keyword', 'integer', 'float', 'bool', 'geo', 'datetime', 'text', 'uuid'];
 function createIndex(collection: Collection, body: any) {
+  if (typeof body?.field_schema === 'string' && !PAYLOAD_SCHEMAS.includes(body.field_schema)) throw new BadFilter(`Format error in JSON body: unknown variant \`${body.field_schema}\``);
   if (body?.field_name) collection.payloadIndexes.set(body.field_name, body.field_schema);
   return { operation_id: 0, status: 'completed' };
 }

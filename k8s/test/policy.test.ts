@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { forPods } from './pool-fit.ts';
 import { baseDir, type Manifest, podSpecOf, ragDir, readKustomization, workloads } from './render.ts';
 
 const { objects, configMaps } = readKustomization(baseDir);
@@ -198,24 +199,6 @@ describe('the node pool', () => {
   }
   const { steady, peak } = totals('requests');
   const limits = totals('limits');
-
-  /**
-   * What GKE leaves to pods on a node: 25 % of the first 4 GiB of memory, 20 % of the next 4, 10 % of the
-   * next 8, 6 % of the next 112, 2 % above, and 100 MiB for eviction; CPU 6 % of the first core, 1 % of
-   * the second, 0.5 % of the next two, 0.25 % above (https://cloud.google.com/kubernetes-engine/docs/concepts/plan-node-sizes).
-   * Less what the runbook allows GKE's own DaemonSets: 0.4 CPU and 0.5 GiB.
-   */
-  function forPods(vcpus: number, gib: number): { cpu: number; memory: number } {
-    const tiers = [[4, 0.25], [4, 0.2], [8, 0.1], [112, 0.06], [Infinity, 0.02]] as const;
-    let left = gib;
-    let reserved = 0;
-    for (const [size, share] of tiers) {
-      reserved += Math.min(left, size) * share;
-      left -= Math.min(left, size);
-    }
-    const cpuReserved = [60, 10, 5, 5].slice(0, vcpus).reduce((a, b) => a + b, 0) + Math.max(0, vcpus - 4) * 2.5;
-    return { cpu: vcpus * 1000 - cpuReserved - 400, memory: (gib - reserved) * 1024 - 100 - 512 };
-  }
 
   it('is sized in the runbook from the requests and limits as they are', () => {
     const runbook = readFileSync(join(ragDir, 'README.md'), 'utf8');

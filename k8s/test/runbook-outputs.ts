@@ -6,7 +6,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chunkMarkdown } from '@rag/core';
-import { baseDir, readKustomization } from './render.ts';
+import { podGroups, renderedOverlays, resourceTable } from './pool-fit.ts';
+import { baseDir, kustomizeUnavailable, readKustomization } from './render.ts';
 
 export const runbookPath = new URL('../rag/README.md', import.meta.url).pathname;
 const docsDir = new URL('../../docs/', import.meta.url).pathname;
@@ -33,10 +34,20 @@ export function firstIngestLine(): string {
   return `done: ${files.length} files, ${chunks} chunks, ${chunks} upserts, 0 deletes, 0 skipped, 0 errors`;
 }
 
+/** Outputs that need `kubectl kustomize`: left as they are where it cannot run. */
+const kustomizeOutputs = new Set(['resources']);
+
+/** Each overlay's table of requests and limits against its pool (pool-fit.ts), as the overlays render. */
+export function resourceTables(): string {
+  const overlays = renderedOverlays();
+  return `\n\n${(Object.keys(overlays) as Array<keyof typeof overlays>).map((overlay) => resourceTable(overlay, podGroups(overlays[overlay]))).join('\n\n')}\n\n`;
+}
+
 export function expectedOutputs(): Record<string, string> {
   return {
     created: `${createdObjectCount()} \`… created\` lines`,
     'first-ingest': `\`${firstIngestLine()}\``,
+    ...(kustomizeUnavailable() ? {} : { resources: resourceTables() }),
   };
 }
 
@@ -44,6 +55,7 @@ export function expectedOutputs(): Record<string, string> {
 export function withExpectedOutputs(runbook: string, outputs = expectedOutputs()): string {
   return runbook.replace(/<!-- expected:([a-z-]+) -->[\s\S]*?<!-- \/expected -->/g, (span, name: string) => {
     const value = outputs[name];
+    if (value === undefined && kustomizeOutputs.has(name)) return span;
     if (value === undefined) throw new Error(`the runbook marks an unknown expected output "${name}"`);
     return `<!-- expected:${name} -->${value}<!-- /expected -->`;
   });

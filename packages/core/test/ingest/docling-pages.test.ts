@@ -1,0 +1,99 @@
+import { readFile } from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { chunkMarkdown } from '../../src/chunking/chunk-markdown.ts';
+import { DoclingServeConverter } from '../../src/ingestion.ts';
+import { converted, FakeDoclingServer, type DoclingAnswer } from './fake-docling-server.ts';
+
+/**
+ * docling-serve's answer for a five-page PDF whose page 4 holds no body item, made by docling-core itself
+ * (see make-docling-answer.py): its Markdown has docling's page-break placeholders where docling writes them
+ * (docling_core/transforms/serializer/common.py, `_iterate_items`), its JSON each item's `prov[].page_no`.
+ */
+const ANSWER = JSON.parse(await readFile(new URL('../fixtures/pages/docling-answer.json', import.meta.url), 'utf8')) as {
+  document: { md_content: string; json_content: { texts: Array<{ text: string; content_layer: string; prov: Array<{ page_no: number }> }> } };
+};
+
+let server: FakeDoclingServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function converterAnswering(answer: DoclingAnswer): Promise<{ converter: DoclingServeConverter; server: FakeDoclingServer }> {
+  server = await new FakeDoclingServer(() => answer).start();
+  return { converter: new DoclingServeConverter({ url: server.baseUrl }), server };
+}
+
+describe('docling-serve page numbers', () => {
+  it('asks for the Markdown with page-break placeholders and the JSON document', async () => {
+    const { converter, server } = await converterAnswering({ status: 200, body: ANSWER });
+
+    await converter.toPagedMarkdown(Buffer.from('%PDF-1.7'), 'manuals/pump-station.pdf');
+
+    // Form fields of docling-serve's ConvertDocumentsRequestOptions (docling/datamodel/service/options.py).
+    const form = server.requests[0]!.form;
+    expect(form.getAll('to_formats')).toEqual(['md', 'json']);
+    expect(form.get('md_page_break_placeholder')).toBe('<!-- rag-page-break -->');
+  });
+
+  it('places each page where its first body item starts, skipping a page without any, with no placeholder left', async () => {
+    const { converter } = await converterAnswering({ status: 200, body: ANSWER });
+
+    const { markdown, pages } = await converter.toPagedMarkdown(Buffer.from('%PDF-1.7'), 'pump-station.pdf');
+
+    expect(markdown).not.toContain('rag-page-break');
+    expect(pages!.map(({ page, offset }) => [page, markdown.slice(offset).split('\n')[0]])).toEqual([
+      [1, '## Pump station manual'],
+      [2, '### Lubrication'],
+      [3, 'Osprey filters are due at half a bar of differential pressure.'],
+      // Entities are unescaped before the offsets are taken.
+      [5, '### Alarms & codes'],
+    ]);
+    expect(await converter.toMarkdown(Buffer.from('%PDF-1.7'), 'pump-station.pdf')).toBe(markdown);
+  });
+
+  it('gives each chunk the pages of the docling items its text holds', async () => {
+    const { converter } = await converterAnswering({ status: 200, body: ANSWER });
+    const { markdown, pages } = await converter.toPagedMarkdown(Buffer.from('%PDF-1.7'), 'pump-station.pdf');
+
+    const chunks = chunkMarkdown(markdown, 'pump-station.pdf', { chunkSize: 1200, chunkOverlap: 200 }, pages);
+
+    const bodyItems = ANSWER.document.json_content.texts.filter((item) => item.content_layer === 'body');
+    for (const chunk of chunks) {
+      const body = chunk.text.slice(chunk.text.indexOf('\n\n') + 2);
+      const itemPages = [...new Set(bodyItems.filter((item) => body.includes(item.text)).map((item) => item.prov[0]!.page_no))].sort();
+      expect(chunk.pages, chunk.headingPath).toEqual(itemPages);
+    }
+    // The Lubrication section runs from the list on page 2 to the text on page 3.
+    expect(chunks.map((chunk) => chunk.pages)).toEqual([[1], [2, 3], [5]]);
+  });
+
+  it('numbers the pages on from the first one when the breaks and the pages with items disagree', async () => {
+    const json = { texts: [{ text: 'a', content_layer: 'body', prov: [{ page_no: 2 }] }] };
+    const body = { ...ANSWER, document: { md_content: 'one\n\n<!-- rag-page-break -->\n\ntwo\n\n<!-- rag-page-break -->\n\nthree', json_content: json } };
+    const { converter } = await converterAnswering({ status: 200, body });
+
+    const { pages } = await converter.toPagedMarkdown(Buffer.from('%PDF-1.7'), 'a.pdf');
+
+    expect(pages!.map(({ page }) => page)).toEqual([2, 3, 4]);
+  });
+
+  it('numbers the pages from 1 when the server sends no JSON document', async () => {
+    const { converter } = await converterAnswering(converted('one\n\n<!-- rag-page-break -->\n\ntwo'));
+
+    const { markdown, pages } = await converter.toPagedMarkdown(Buffer.from('%PDF-1.7'), 'a.pdf');
+
+    expect(markdown).toBe('one\n\ntwo');
+    expect(pages).toEqual([{ page: 1, offset: 0 }, { page: 2, offset: 5 }]);
+  });
+
+  it('gives a DOCX no pages: docling gives its items no page', async () => {
+    const { converter } = await converterAnswering(converted('# Release handbook\n\nFreeze the branch.'));
+
+    const paged = await converter.toPagedMarkdown(Buffer.from('PK'), 'handbook.docx');
+
+    expect(paged).toEqual({ markdown: '# Release handbook\n\nFreeze the branch.' });
+    expect(converter.pagedExtensions).toEqual(['pdf', 'pptx']);
+  });
+});

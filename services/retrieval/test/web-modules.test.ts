@@ -11,7 +11,7 @@ import { joinPageModules } from '../src/routes/page-script.ts';
 // @ts-expect-error: a browser module in plain JavaScript, without type declarations
 import { documentHref, pageLabel } from '../src/web/document-links.js';
 // @ts-expect-error: a browser module in plain JavaScript, without type declarations
-import { citedSentenceIndices, claimsByCitation } from '../src/web/sentence-match.js';
+import { citedSentenceIndices, claimsByCitation, sentenceRanges } from '../src/web/sentence-match.js';
 
 describe('which passage sentence an answer cites', () => {
   const passage = [
@@ -26,6 +26,14 @@ describe('which passage sentence an answer cites', () => {
     expect(claims.get('a.md#0')).toEqual(['Two approvals']);
     expect(claims.get('b.md#2')).toEqual(['Two approvals']);
     expect(claims.get('c.md#3')).toEqual([', and more']);
+  });
+
+  it('reads a sentence across wrapped lines, as Markdown and PDF text wrap them', () => {
+    const wrapped = 'Overgreasing a heron pump\nbearing raises its temperature. Purge the excess\r\nthrough the relief plug.';
+    expect(sentenceRanges(wrapped).map((range: { start: number; end: number }) => wrapped.slice(range.start, range.end))).toEqual([
+      'Overgreasing a heron pump\nbearing raises its temperature.',
+      'Purge the excess\r\nthrough the relief plug.',
+    ]);
   });
 
   it('marks the best matching sentence of a quote or a paraphrase, and none for an unrelated claim', () => {

@@ -37,6 +37,8 @@ function textBlocks(root) {
   for (const node of textNodesOf(root)) {
     const block = (node.parentElement && node.parentElement.closest(BLOCKS)) || root;
     const entry = blocks.get(block) || { text: '', nodes: [] };
+    // A line break (<br>, a Markdown hard break: how page ends come out of a PDF) separates sentences.
+    if (node.previousSibling && node.previousSibling.nodeName === 'BR') entry.text += '\n';
     entry.nodes.push({ node: node, start: entry.text.length });
     entry.text += node.nodeValue;
     blocks.set(block, entry);

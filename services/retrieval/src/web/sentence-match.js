@@ -25,10 +25,14 @@ export function contentWords(text) {
   return new Set(words.filter((word) => !STOPWORDS.has(word)));
 }
 
-/** The sentences of a text as {start, end} offsets (Intl.Segmenter, UAX #29), surrounding spaces left out. */
+/**
+ * The sentences of a text as {start, end} offsets (Intl.Segmenter, UAX #29), surrounding spaces left out.
+ * A line break counts as a space: UAX #29 ends a sentence at every one (rule SB4), but in a paragraph of
+ * Markdown, and in the text of a PDF page, it is only where a line was wrapped.
+ */
 export function sentenceRanges(text) {
   const ranges = [];
-  for (const segment of sentenceSegmenter.segment(text)) {
+  for (const segment of sentenceSegmenter.segment(text.replace(/\r?\n|\r/g, (lineBreak) => ' '.repeat(lineBreak.length)))) {
     const leading = segment.segment.length - segment.segment.trimStart().length;
     const trimmed = segment.segment.trim();
     if (trimmed === '') continue;

@@ -4,7 +4,10 @@
  * neither change nor delete it.
  *
  * What the read-only key may do, from Qdrant's source for the version k8s/rag/qdrant/qdrant.yaml deploys
- * (qdrant/qdrant:v1.17.0; Cargo.toml `version = "1.17.0"` at commit 00bb9b74d5b91ab218bdd9eb5d4305a0e94af637):
+ * (qdrant/qdrant:v1.17.0; Cargo.toml `version = "1.17.0"` at commit 00bb9b74d5b91ab218bdd9eb5d4305a0e94af637).
+ * The source index held these files only at neighbouring commits, not at that one: src/common/auth/mod.rs at
+ * 004845e96d7f24eede3171f6d3f49172f72d5db6 and an ops_checks.rs that knows CollectionQueryRequest and
+ * FacetParams (the Query API, 1.10+, and facets, 1.12+); the access model below has been the same since 1.9.
  * - src/common/auth/mod.rs, `AuthKeys::validate_request`: the read-only key gets `Access::full_ro` =
  *   `Access::Global(GlobalAccessMode::Read)`; every request passes the middleware and each operation is
  *   checked against it (the older path list READ_ONLY_POST_PATTERNS in src/actix/auth.rs, which knew

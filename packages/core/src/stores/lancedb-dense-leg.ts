@@ -1,4 +1,4 @@
-import type { Table } from '@lancedb/lancedb';
+import type { Table, VectorQuery } from '@lancedb/lancedb';
 import { ANN_NPROBES, ANN_REFINE_FACTOR } from './lancedb-ann-index.ts';
 import type { PinnedTable } from './lancedb-pinned-table.ts';
 import type { LanceDbSearchView } from './lancedb-search-view.ts';
@@ -34,13 +34,21 @@ export async function denseLeg(view: LanceDbSearchView, pinned: PinnedTable, liv
   return ids.filter((id) => view.isVisible(id, callerGroups) && (!sources || sources.has(view.sourceOf(id) ?? '')));
 }
 
-/** LanceDB filters before the vector search by default (prefilter), so `limit` visible rows come back. */
-async function rankByCosine(table: Table, { vector, limit, visibleGroups, hasGroupsColumn, sources }: DenseLegQuery): Promise<string[]> {
+async function rankByCosine(table: Table, query: DenseLegQuery): Promise<string[]> {
+  const rows = await denseQuery(table, query).toArray();
+  return rows.map((row: { id: string }) => row.id);
+}
+
+/**
+ * The dense leg's LanceDB query: cosine, through the IVF-PQ index where there is one (ANN_NPROBES partitions
+ * probed, ANN_REFINE_FACTOR × limit candidates re-ranked on the full vectors), else a flat scan. LanceDB filters
+ * before the vector search by default (prefilter), so `limit` visible rows come back.
+ */
+export function denseQuery(table: Table, { vector, limit, visibleGroups, hasGroupsColumn, sources }: DenseLegQuery): VectorQuery {
   let search = table.vectorSearch(vector).column('dense').distanceType('cosine').nprobes(ANN_NPROBES).refineFactor(ANN_REFINE_FACTOR);
   const conditions = [...(hasGroupsColumn ? [visibilityWhere(visibleGroups)] : []), ...(sources ? [sourcesWhere(sources)] : [])];
   if (conditions.length > 0) search = search.where(conditions.map((condition) => `(${condition})`).join(' AND '));
-  const rows = await search.select(['id']).limit(limit).toArray();
-  return rows.map((row: { id: string }) => row.id);
+  return search.select(['id']).limit(limit);
 }
 
 /** A search filter resolved to its documents: the filter's fields are all per document (see matchingSources). */

@@ -13,6 +13,9 @@ const ANSWER = JSON.parse(await readFile(new URL('../fixtures/pages/docling-answ
   document: { md_content: string; json_content: { texts: Array<{ text: string; content_layer: string; prov: Array<{ page_no: number }> }> } };
 };
 
+/** docling's own conversion of a four-slide deck (slide 3 empty, slide 4 untitled): see make-docling-answer.py. */
+const PPTX_ANSWER = JSON.parse(await readFile(new URL('../fixtures/pages/docling-pptx-answer.json', import.meta.url), 'utf8')) as { document: { md_content: string } };
+
 let server: FakeDoclingServer | undefined;
 
 afterEach(async () => {
@@ -37,7 +40,7 @@ describe('docling-serve page numbers', () => {
     expect(form.get('md_page_break_placeholder')).toBe('<!-- rag-page-break -->');
   });
 
-  it('places each page where its first body item starts, skipping a page without any, with no placeholder left', async () => {
+  it('places each page at its first body item, skipping a page without any, with no placeholder left', async () => {
     const { converter } = await converterAnswering({ status: 200, body: ANSWER });
 
     const { markdown, pages } = await converter.toPagedMarkdown(Buffer.from('%PDF-1.7'), 'pump-station.pdf');
@@ -69,22 +72,33 @@ describe('docling-serve page numbers', () => {
     expect(chunks.map((chunk) => chunk.pages)).toEqual([[1], [2, 3], [5]]);
   });
 
-  it('numbers the pages on from the first one when the breaks and the pages with items disagree', async () => {
-    const json = { texts: [{ text: 'a', content_layer: 'body', prov: [{ page_no: 2 }] }] };
-    const body = { ...ANSWER, document: { md_content: 'one\n\n<!-- rag-page-break -->\n\ntwo\n\n<!-- rag-page-break -->\n\nthree', json_content: json } };
-    const { converter } = await converterAnswering({ status: 200, body });
+  it('places a PPTX\'s slides by their items, though docling writes each break after the slide it should precede', async () => {
+    // docling's PPTX backend makes each slide a group, written whole before the break its first item brings.
+    expect(PPTX_ANSWER.document.md_content).toMatch(/retry on the next run \|\n\n<!-- rag-page-break -->\n\nHire two osprey engineers in the autumn.\n\n<!-- rag-page-break -->$/);
+    const { converter } = await converterAnswering({ status: 200, body: PPTX_ANSWER });
 
-    const { pages } = await converter.toPagedMarkdown(Buffer.from('%PDF-1.7'), 'a.pdf');
+    const { markdown, pages } = await converter.toPagedMarkdown(Buffer.from('PK'), 'plan.pptx');
 
-    expect(pages!.map(({ page }) => page)).toEqual([2, 3, 4]);
+    // Slide 3 is empty: docling gives it no item.
+    expect(pages!.map(({ page, offset }) => [page, markdown.slice(offset).split('\n')[0]])).toEqual([
+      [1, '# Quarterly roadmap'],
+      [2, '# Risks & mitigations'],
+      [4, 'Hire two osprey engineers in the autumn.'],
+    ]);
+    const chunks = chunkMarkdown(markdown, 'plan.pptx', { chunkSize: 1200, chunkOverlap: 200 }, pages);
+    // The untitled slide 4 falls under slide 2's heading in docling's Markdown: that chunk touches both.
+    expect(chunks.map((chunk) => [chunk.headingPath, chunk.pages])).toEqual([
+      ['Quarterly roadmap', [1]],
+      ['Risks & mitigations', [2, 4]],
+    ]);
   });
 
-  it('numbers the pages from 1 when the server sends no JSON document', async () => {
-    const { converter } = await converterAnswering(converted('one\n\n<!-- rag-page-break -->\n\ntwo'));
+  it('numbers the pages between the placeholders from 1 when the server sends no JSON document', async () => {
+    const { converter } = await converterAnswering(converted('one\n\n<!-- rag-page-break -->\n\ntwo\n\n<!-- rag-page-break -->'));
 
     const { markdown, pages } = await converter.toPagedMarkdown(Buffer.from('%PDF-1.7'), 'a.pdf');
 
-    expect(markdown).toBe('one\n\ntwo');
+    expect(markdown).toBe('one\n\ntwo\n\n');
     expect(pages).toEqual([{ page: 1, offset: 0 }, { page: 2, offset: 5 }]);
   });
 

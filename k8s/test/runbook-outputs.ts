@@ -5,9 +5,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chunkMarkdown } from '@rag/core';
+import { chunkMarkdown, shardIndexOf } from '@rag/core';
 import { podGroups, renderedOverlays, resourceTable } from './pool-fit.ts';
-import { baseDir, kustomizeUnavailable, readKustomization } from './render.ts';
+import { baseDir, kustomizeUnavailable, ragDir, readKustomization } from './render.ts';
 
 export const runbookPath = new URL('../rag/README.md', import.meta.url).pathname;
 const docsDir = new URL('../../docs/', import.meta.url).pathname;
@@ -43,10 +43,30 @@ export function resourceTables(): string {
   return `\n\n${(Object.keys(overlays) as Array<keyof typeof overlays>).map((overlay) => resourceTable(overlay, podGroups(overlays[overlay]))).join('\n\n')}\n\n`;
 }
 
+/**
+ * The backfill (k8s/rag/jobs/backfill) over the same bucket: each pod's share line and summary line, by
+ * index, as `rag-ingest --shards` prints them, then the prune-only Job's summary line.
+ */
+export function backfillLines(): string {
+  const backfill = readKustomization(join(ragDir, 'jobs', 'backfill')).objects.find((object) => object.kind === 'Job' && object.metadata.name === 'backfill');
+  const shards: number = backfill.spec.completions;
+  const documents = readdirSync(docsDir).filter((name) => name.endsWith('.md')).map((name) => {
+    const uri = `gs://${exampleBucket}/docs/${name}`;
+    return { uri, chunks: chunkMarkdown(readFileSync(join(docsDir, name), 'utf8'), uri, { chunkSize: 1200, chunkOverlap: 200 }).length };
+  });
+  const lines = Array.from({ length: shards }, (_, index) => {
+    const mine = documents.filter((document) => shardIndexOf(document.uri, shards) === index);
+    const chunks = mine.reduce((total, document) => total + document.chunks, 0);
+    return `shard ${index}/${shards}: ${mine.length} of ${documents.length} listed documents; pruning is left to one --prune-only run after every shard\ndone: ${mine.length} files, ${chunks} chunks, ${chunks} upserts, 0 deletes, 0 skipped, 0 errors`;
+  });
+  return `\n\n\`\`\`text\n${lines.join('\n')}\n\`\`\`\n\nand after the prune-only Job: \`done: ${documents.length} files, 0 chunks, 0 upserts, 0 deletes, 0 skipped, 0 errors\`\n\n`;
+}
+
 export function expectedOutputs(): Record<string, string> {
   return {
     created: `${createdObjectCount()} \`… created\` lines`,
     'first-ingest': `\`${firstIngestLine()}\``,
+    backfill: backfillLines(),
     ...(kustomizeUnavailable() ? {} : { resources: resourceTables() }),
   };
 }

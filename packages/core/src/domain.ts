@@ -74,6 +74,8 @@ export interface SearchHit {
   reranked?: boolean;
   /** Its document's modified time, epoch seconds, when known: what a freshness boost applied after the rerank reads. */
   modifiedAt?: number | undefined;
+  /** Its document's title (search-filter/document-title.ts), when indexed with one. */
+  title?: string | undefined;
 }
 
 /** The embedding model a collection was built with; a collection refuses any other. */

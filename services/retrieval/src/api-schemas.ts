@@ -48,6 +48,7 @@ export const searchResponse = z.object({
       fusion_score: z.number(),
       text: z.string(),
       ...pageShape,
+      title: z.string().optional().describe("the document's title: its first H1, HTML <title> or docling's title, else the file name; absent for a document indexed before titles"),
     }),
   ),
   reranked,

@@ -19,6 +19,7 @@ import {
   type RerankFallback,
 } from '@rag/core';
 import type { FastifyInstance } from 'fastify';
+import type { Converter } from '@rag/core/ingestion';
 import { closeFakeServers } from '../../../packages/core/test/adapters/fake-server.ts';
 import { buildApp } from '../src/app.ts';
 import type { ApiKeys } from '../src/auth/api-keys.ts';
@@ -61,6 +62,8 @@ export interface ProductionStackOptions {
   isDraining?: () => boolean;
   /** The corpus ingested first (default: the handbook). */
   folder?: string;
+  /** Converters besides Markdown's (e.g. HtmlConverter). */
+  converters?: Converter[];
   /** Data routes then need a key (RAG_AUTH_FILE). */
   apiKeys?: ApiKeys;
   /** How long /readyz reuses one round of checks; default 0, so a switched dependency shows on the next call. */
@@ -110,7 +113,7 @@ export async function startProductionStack(options: ProductionStackOptions = {})
   const gate = new StoreGate(store, embedder);
   await gate.ready();
   const folder = options.folder ?? handbookFolder;
-  const ingestSummary = await ingestFolder(folder, store, embedder, logger);
+  const ingestSummary = await ingestFolder(folder, store, embedder, logger, options.converters);
   const apps: FastifyInstance[] = [];
   const main = await serve(gate);
   apps.push(main.app);

@@ -3,6 +3,7 @@ import { setTimeout as nextTurn } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import { sameGroups } from '../access/groups.ts';
 import { sameMetadata } from '../search-filter/document-metadata.ts';
+import { documentTitle } from '../search-filter/document-title.ts';
 import { chunkMarkdown } from '../chunking/chunk-markdown.ts';
 import { convertDocument, pagesDocuments, type Converter } from '../converters/converter.ts';
 import { extensionOf, type ConverterRegistry } from '../converters/converter-registry.ts';
@@ -278,7 +279,8 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
   // so the next run syncs the document again: the cache answers its other chunks.
   const complete = contexts === undefined || contexts.failed + contexts.deferred === 0;
   const version = complete ? { contentHash, sourceVersion: document.sourceVersion, groups: document.groups } : { contentHash: '', sourceVersion: undefined, groups: document.groups };
-  const withMetadata = { ...version, metadata: document.metadata };
+  // The title comes from the content, so it is known only here (and kept by a later metadata-only rewrite).
+  const withMetadata = { ...version, metadata: document.metadata && { ...document.metadata, title: documentTitle(document.uri, markdown, bytes) } };
   const onEmbedCall = () => (summary.embedCalls += 1);
   const vectorized = await vectorizeChunks(chunks, withMetadata, options.embedder, options.embedBatchSize, onEmbedCall, options.signal, contexts?.contexts, options.store.bm25Language).catch((error: unknown) => {
     // The chunks of a document abandoned by a stopped run are not part of what the run did.
@@ -324,7 +326,7 @@ function metadataChanged(document: SourceDocument, previous: IndexedDocument, st
 /** A change of metadata alone (custom fields, a touched file) rewrites the chunks' payload: nothing is re-embedded. */
 async function rewriteMetadata(document: SourceDocument, previous: IndexedDocument, { options, summary, writer }: Run): Promise<WriteCompletion> {
   options.logger.info({ uri: document.uri, points: previous.chunkIds.length }, 'metadata changed: rewriting it, nothing re-embedded');
-  const write = await writer.enqueueMetadata(document.uri, document.metadata!, previous.chunkIds.length);
+  const write = await writer.enqueueMetadata(document.uri, { ...document.metadata!, title: previous.metadata?.title }, previous.chunkIds.length);
   return { done: write.done.then(() => void (summary.upserts += previous.chunkIds.length)) };
 }
 

@@ -8,8 +8,10 @@ import type { SearchFilter } from './search-controls.ts';
  */
 export function documentMatcher(filter: SearchFilter): (source: string, metadata: DocumentMetadata | undefined) => boolean {
   const sourceMatches = sourceGlobMatcher(filter.source);
+  const titleMatches = titlePatternMatcher(filter.title);
   return (source, metadata) => {
     if (sourceMatches && !sourceMatches(source)) return false;
+    if (titleMatches && !(metadata?.title !== undefined && titleMatches(metadata.title))) return false;
     if (filter.types && !(metadata && filter.types.includes(metadata.type))) return false;
     if (filter.modifiedAfter !== undefined && !(metadata?.modifiedAt !== undefined && metadata.modifiedAt >= filter.modifiedAfter)) return false;
     if (filter.modifiedBefore !== undefined && !(metadata?.modifiedAt !== undefined && metadata.modifiedAt < filter.modifiedBefore)) return false;
@@ -24,4 +26,15 @@ export function documentMatcher(filter: SearchFilter): (source: string, metadata
 /** `source` globs are picomatch's, with dotfiles matched (as access rules are): `docs/**` covers docs/.x/y.md. */
 export function sourceGlobMatcher(glob: string | undefined): ((source: string) => boolean) | undefined {
   return glob === undefined ? undefined : picomatch(glob, { dot: true });
+}
+
+/**
+ * `title` patterns: case-insensitive, `*` any run of characters (slashes included: a title is not a path), `?` one
+ * character, everything else literal; the whole title must match ("*runbook*" for one that contains it).
+ */
+export function titlePatternMatcher(pattern: string | undefined): ((title: string) => boolean) | undefined {
+  if (pattern === undefined) return undefined;
+  const source = [...pattern].map((character) => (character === '*' ? '.*' : character === '?' ? '.' : character.replace(/[\\^$.|+()[\]{}]/g, '\\$&'))).join('');
+  const regex = new RegExp(`^${source}$`, 'isu');
+  return (title) => regex.test(title);
 }

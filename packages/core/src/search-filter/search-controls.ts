@@ -6,13 +6,13 @@ import { freshnessSchema, toFreshnessBoost, type FreshnessBoost } from './freshn
  * The search controls every interface takes (/search, /chat, /v1/chat/completions, the MCP tools):
  *
  * ```json
- * "filter": {"source": "docs/operator-manual/**", "type": ["md", "pdf"], "modified_after": "2026-01-01T00:00:00Z",
+ * "filter": {"source": "docs/operator-manual/**", "title": "*rollback*", "type": ["md", "pdf"], "modified_after": "2026-01-01T00:00:00Z",
  *            "modified_before": "2026-06-01T00:00:00Z", "meta": {"team": "platform", "tier": ["gold", "silver"]}},
  * "max_per_source": 2
  * ```
  *
  * Every field is optional and they AND; a list matches any of its values. `source` is a glob over the
- * source path (picomatch, `**` crosses folders). Dates are RFC 3339; after is inclusive, before exclusive.
+ * source path (picomatch, `**` crosses folders); `title` a case-insensitive pattern over the document's title. Dates are RFC 3339; after is inclusive, before exclusive.
  */
 const oneOrMany = z.union([z.string().min(1).max(200), z.array(z.string().min(1).max(200)).min(1).max(50)]);
 const dateTime = z.string().datetime({ offset: true });
@@ -20,6 +20,7 @@ const dateTime = z.string().datetime({ offset: true });
 export const searchFilterSchema = z
   .object({
     source: z.string().min(1).max(500).optional().describe('glob over the source path, e.g. "docs/operator-manual/**"'),
+    title: z.string().min(1).max(300).optional().describe('pattern over the document title, case-insensitive: * any characters, ? one, e.g. "*runbook*"'),
     type: oneOrMany.optional().describe('file type(s): the extension without the dot, e.g. ["md", "pdf"]'),
     modified_after: dateTime.optional().describe('RFC 3339: documents modified at or after this time'),
     modified_before: dateTime.optional().describe('RFC 3339: documents modified before this time'),
@@ -39,6 +40,7 @@ export type SearchFilterInput = z.infer<typeof searchFilterSchema>;
 /** The parsed filter: lists everywhere, times as epoch seconds. */
 export interface SearchFilter {
   source?: string | undefined;
+  title?: string | undefined;
   types?: readonly string[] | undefined;
   modifiedAfter?: number | undefined;
   modifiedBefore?: number | undefined;
@@ -89,6 +91,7 @@ export function toSearchFilter(input: SearchFilterInput): SearchFilter {
   const seconds = (time: string | undefined) => (time === undefined ? undefined : Math.floor(Date.parse(time) / 1000));
   return {
     source: input.source,
+    title: input.title,
     types: list(input.type)?.map((type) => type.replace(/^\./, '').toLowerCase()),
     modifiedAfter: seconds(input.modified_after),
     modifiedBefore: seconds(input.modified_before),
@@ -100,6 +103,8 @@ export function toSearchFilter(input: SearchFilterInput): SearchFilter {
 export function isEmptyFilter(filter: SearchFilter | undefined): boolean {
   return (
     !filter ||
-    (filter.source === undefined && filter.types === undefined && filter.modifiedAfter === undefined && filter.modifiedBefore === undefined && (filter.meta === undefined || Object.keys(filter.meta).length === 0))
+    (filter.source === undefined &&
+      filter.title === undefined &&
+      filter.types === undefined && filter.modifiedAfter === undefined && filter.modifiedBefore === undefined && (filter.meta === undefined || Object.keys(filter.meta).length === 0))
   );
 }

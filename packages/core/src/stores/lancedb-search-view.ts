@@ -172,7 +172,9 @@ export class LanceDbSearchView {
     const payload = this.payloads.get(id);
     if (!payload) throw new RagError('RAG_INTERNAL', `chunk ${id} is indexed but has no payload`);
     const { source, headingPath, chunkIndex, text, pages } = payload;
-    return { id, source, headingPath, chunkIndex, text, score, fusionScore: score, ...(pages ? { pages } : {}), modifiedAt: this.metadataBySource.get(source)?.modifiedAt };
+    const metadata = this.metadataBySource.get(source);
+    const title = metadata?.title === undefined ? {} : { title: metadata.title };
+    return { id, source, headingPath, chunkIndex, text, score, fusionScore: score, ...(pages ? { pages } : {}), modifiedAt: metadata?.modifiedAt, ...title };
   }
 
   /** The modified time of the chunk's document (what a freshness boost reads), when known. */

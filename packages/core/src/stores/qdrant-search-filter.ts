@@ -16,6 +16,7 @@ export function metadataPayload(metadata: DocumentMetadata | undefined): Record<
     ...(metadata.size === undefined ? {} : { size: metadata.size }),
     ...(metadata.modifiedAt === undefined ? {} : { modified_at: metadata.modifiedAt }),
     meta: { ...metadata.meta },
+    ...(metadata.title === undefined ? {} : { title: metadata.title }),
   };
 }
 
@@ -28,17 +29,19 @@ export function metadataOfPayload(payload: Record<string, unknown>): DocumentMet
     size: typeof payload.size === 'number' ? payload.size : undefined,
     modifiedAt: typeof payload.modified_at === 'number' ? payload.modified_at : undefined,
     meta: Object.fromEntries(Object.entries(meta).filter((entry): entry is [string, string] => typeof entry[1] === 'string')),
+    ...(typeof payload.title === 'string' ? { title: payload.title } : {}),
   };
 }
 
-export const METADATA_PAYLOAD_KEYS = ['type', 'size', 'modified_at', 'meta'];
+export const METADATA_PAYLOAD_KEYS = ['type', 'size', 'modified_at', 'meta', 'title'];
 
 /**
  * The `must` conditions of a filter. Qdrant has no glob match, so `source` comes resolved to the indexed sources
- * it matches (`sources`, see QdrantStore.sourcesMatching) and is sent as `match.any` on the keyword-indexed
- * `source`: exact for every glob, at the cost of one facet call per query that has one.
+ * it matches (`sources`, see QdrantStore.facetValuesMatching) and is sent as `match.any` on the keyword-indexed
+ * `source`: exact for every glob, at the cost of one facet call per query that has one. A `title` pattern likewise
+ * (`titles`, resolved on the keyword-indexed `title`).
  */
-export function filterConditions(filter: SearchFilter | undefined, sources: readonly string[] | undefined): Array<Record<string, unknown>> {
+export function filterConditions(filter: SearchFilter | undefined, sources: readonly string[] | undefined, titles?: readonly string[]): Array<Record<string, unknown>> {
   if (!filter || isEmptyFilter(filter)) return [];
   const range = {
     ...(filter.modifiedAfter === undefined ? {} : { gte: filter.modifiedAfter }),
@@ -46,6 +49,7 @@ export function filterConditions(filter: SearchFilter | undefined, sources: read
   };
   return [
     ...(sources ? [{ key: 'source', match: { any: [...sources] } }] : []),
+    ...(titles ? [{ key: 'title', match: { any: [...titles] } }] : []),
     ...(filter.types ? [{ key: 'type', match: { any: [...filter.types] } }] : []),
     ...(Object.keys(range).length > 0 ? [{ key: 'modified_at', range }] : []),
     ...Object.entries(filter.meta ?? {}).map(([key, values]) => ({ key: `meta.${key}`, match: { any: [...values] } })),

@@ -37,7 +37,7 @@ import { assertSameLanguage } from './language-lock.ts';
 import { DEFAULT_BM25_LANGUAGE, type Bm25Language } from '../sparse/languages/bm25-languages.ts';
 import type { HybridQuery, OpenOptions, VectorStore } from './vector-store.ts';
 import type { DocumentMetadata } from '../search-filter/document-metadata.ts';
-import { sourceGlobMatcher } from '../search-filter/filter-match.ts';
+import { sourceGlobMatcher, titlePatternMatcher } from '../search-filter/filter-match.ts';
 import { freshnessFormula, modifiedAtOfPayload } from './qdrant-freshness.ts';
 import { payloadIndexesFor } from './qdrant-payload-indexes.ts';
 import { filterConditions, METADATA_PAYLOAD_KEYS, metadataOfPayload, metadataPayload } from './qdrant-search-filter.ts';
@@ -201,9 +201,11 @@ export class QdrantStore implements VectorStore {
   }
 
   async search(query: HybridQuery, signal?: AbortSignal): Promise<SearchHit[]> {
-    const sources = query.filter?.source === undefined ? undefined : await this.sourcesMatching(query.filter.source, signal);
+    const sources = query.filter?.source === undefined ? undefined : await this.facetValuesMatching('source', sourceGlobMatcher(query.filter.source)!, signal);
     if (sources?.length === 0) return [];
-    const request = searchRequest(query, filterConditions(query.filter, sources));
+    const titles = query.filter?.title === undefined ? undefined : await this.facetValuesMatching('title', titlePatternMatcher(query.filter.title)!, signal);
+    if (titles?.length === 0) return [];
+    const request = searchRequest(query, filterConditions(query.filter, sources, titles));
     if (!request) return [];
     const result = await this.run(() => this.client.query(this.collection, request), signal);
     return (result.points as ScoredPoint[]).map(toSearchHit);
@@ -252,13 +254,12 @@ export class QdrantStore implements VectorStore {
   }
 
   /**
-   * The indexed sources a glob matches: Qdrant has no glob condition, so the glob is resolved against the
-   * collection's `source` values (a facet on the keyword index, exact counts) and sent as `match.any`.
+   * The indexed values of `key` (`source`, `title`) a glob matches: Qdrant has no glob condition, so the glob is
+   * resolved against the collection's values (a facet on the keyword index, exact counts) and sent as `match.any`.
    * https://api.qdrant.tech/api-reference/points/facet
    */
-  private async sourcesMatching(glob: string, signal?: AbortSignal): Promise<string[]> {
-    const matches = sourceGlobMatcher(glob)!;
-    const facet = await this.run(() => this.client.facet(this.collection, { key: 'source', limit: MAX_FACET_SOURCES, exact: true }), signal);
+  private async facetValuesMatching(key: string, matches: (value: string) => boolean, signal?: AbortSignal): Promise<string[]> {
+    const facet = await this.run(() => this.client.facet(this.collection, { key, limit: MAX_FACET_SOURCES, exact: true }), signal);
     // Not .filter(matches): picomatch takes a second argument, and filter passes the index.
     return facet.hits.map((hit) => String(hit.value)).filter((source) => matches(source));
   }
@@ -479,6 +480,7 @@ function toSearchHit(point: ScoredPoint): SearchHit {
     fusionScore: point.score,
     ...pagesOfPayload(payload),
     modifiedAt: modifiedAtOfPayload(payload),
+    ...(typeof payload.title === 'string' ? { title: payload.title } : {}),
   };
 }
 

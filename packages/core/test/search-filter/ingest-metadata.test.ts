@@ -1,7 +1,8 @@
 /**
  * Document metadata through the real ingest pipeline: a folder's files get their type, size, modified time and
- * the custom fields of .rag-metadata.yaml (never indexed itself) on every chunk; a change of metadata alone is
- * applied in place (no chunking, no upsert of chunks); an unreadable metadata file stops the run.
+ * the custom fields of .rag-metadata.yaml (never indexed itself) and their title on every chunk; a change of
+ * metadata alone is applied in place (no chunking, no upsert of chunks) and keeps the title; an unreadable metadata
+ * file stops the run.
  */
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -73,9 +74,10 @@ describe('document metadata from a folder', () => {
     expect(summary.files).toBe(2);
     const documents = Object.fromEntries((await store.listDocuments()).map((document) => [document.source, document.metadata]));
     const info = await stat(join(folder, 'ops', 'deploy.md'));
-    expect(documents['ops/deploy.md']).toEqual({ type: 'md', size: info.size, modifiedAt: Math.floor(info.mtimeMs / 1000), meta: { team: 'platform' } });
+    expect(documents['ops/deploy.md']).toEqual({ type: 'md', size: info.size, modifiedAt: Math.floor(info.mtimeMs / 1000), meta: { team: 'platform' }, title: 'Deploy' });
     expect(documents['welcome.md']?.meta).toEqual({});
     expect(await sourcesFor({ meta: { team: 'platform' } })).toEqual(['ops/deploy.md']);
+    expect(await sourcesFor({ title: 'WEL*' })).toEqual(['welcome.md']);
   });
 
   it('applies a change of metadata alone in place: nothing chunked or upserted', async () => {
@@ -90,6 +92,9 @@ describe('document metadata from a folder', () => {
     expect(store.metadataUpdates.sort()).toEqual(['ops/deploy.md', 'welcome.md']);
     expect(await sourcesFor({ meta: { team: 'docs' } })).toEqual(['ops/deploy.md', 'welcome.md']);
     expect(await sourcesFor({ meta: { team: 'platform' } })).toEqual([]);
+    // The title, read from the content when it was indexed, stays: the listing does not know it.
+    expect((await store.listDocuments()).map((document) => document.metadata?.title).sort()).toEqual(['Deploy', 'Welcome']);
+    expect(await sourcesFor({ title: 'deploy' })).toEqual(['ops/deploy.md']);
 
     store.metadataUpdates = [];
     const again = await run();

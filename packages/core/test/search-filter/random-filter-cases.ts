@@ -15,12 +15,14 @@ const NAMES = ['a', 'b', 'c', 'notes', 'faq'];
 const TYPES = ['md', 'pdf', 'txt'];
 const TIMES = [1_700_000_000, 1_750_000_000, 1_767_225_600, 1_780_000_000];
 const TEAMS = ['platform', 'sre', 'docs'];
+const TITLES = ['Deploy guide', 'Rollback FAQ', 'CI/CD notes', 'Team handbook'];
 
 const metadataArb = fc.option(
   fc.record({
     // The filters' boundaries, or any time around them (what a freshness boost decays over).
     modifiedAt: fc.option(fc.oneof(fc.constantFrom(...TIMES), fc.integer({ min: TIMES[0]! - 5_000_000, max: TIMES.at(-1)! + 5_000_000 })), { nil: undefined }),
     meta: fc.dictionary(fc.constantFrom('team', 'tier'), fc.constantFrom(...TEAMS, 'gold', 'silver'), { maxKeys: 2 }),
+    title: fc.option(fc.constantFrom(...TITLES), { nil: undefined }),
   }),
   { nil: undefined, freq: 4 },
 );
@@ -47,6 +49,7 @@ const isoOf = (seconds: number) => new Date(seconds * 1000).toISOString();
 export const filterArb = fc.record(
   {
     source: fc.constantFrom('docs/**', 'docs/*', 'docs/operator-manual/**', '**/*.md', 'hr/{a,b}.*', '**/faq.*', 'nothing/**'),
+    title: fc.constantFrom('*guide*', '*faq', 'ci/cd*', 'team ?andbook', 'nothing*'),
     type: fc.oneof(fc.constantFrom(...TYPES), fc.subarray(TYPES, { minLength: 1 })),
     modified_after: fc.constantFrom(...TIMES).map(isoOf),
     modified_before: fc.constantFrom(...TIMES).map(isoOf),
@@ -69,7 +72,7 @@ export const queryArb = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxL
 export function chunksOf(documents: RandomCorpus): IndexedChunk[] {
   return documents.flatMap((document) => {
     const source = `${document.folder}/${document.name}.${document.type}`;
-    const metadata = document.metadata && { type: document.type, modifiedAt: document.metadata.modifiedAt, meta: document.metadata.meta };
+    const metadata = document.metadata && { type: document.type, modifiedAt: document.metadata.modifiedAt, meta: document.metadata.meta, title: document.metadata.title };
     return document.chunks.map((chunk, chunkIndex) => {
       const text = chunk.words.join(' ');
       return { id: chunkId(source, chunkIndex), source, headingPath: '', chunkIndex, text, contentHash: 'h', groups: [], dense: chunk.dense, sparse: encodeDocument(text), ingestedAt: 'now', metadata };

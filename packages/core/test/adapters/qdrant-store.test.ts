@@ -287,8 +287,8 @@ describe('QdrantStore reads', () => {
     );
     const documents = await store(server.url).listDocuments();
     expect(server.requests.map((r) => r.body)).toEqual([
-      { limit: 512, with_payload: ['source', 'chunk_index', 'content_hash', 'source_version', 'groups', 'pages', 'type', 'size', 'modified_at', 'meta'], with_vector: false },
-      { limit: 512, offset: 'p3', with_payload: ['source', 'chunk_index', 'content_hash', 'source_version', 'groups', 'pages', 'type', 'size', 'modified_at', 'meta'], with_vector: false },
+      { limit: 512, with_payload: ['source', 'chunk_index', 'content_hash', 'source_version', 'groups', 'pages', 'type', 'size', 'modified_at', 'meta', 'title'], with_vector: false },
+      { limit: 512, offset: 'p3', with_payload: ['source', 'chunk_index', 'content_hash', 'source_version', 'groups', 'pages', 'type', 'size', 'modified_at', 'meta', 'title'], with_vector: false },
     ]);
     expect(documents).toEqual([
       // each chunk's chunk_index, for the wholeness check without hashing ids

@@ -1,13 +1,15 @@
 // The page's entry module. GET /app.js serves it joined with the modules it imports, as one script
 // (routes/page-script.ts; the Content-Security-Policy allows no inline script). API data is written with
 // textContent, except Markdown (answers, passages): markdown.js says how it is made safe.
-import { errorOf, forgetKey, post, saveKey, storedKey, apiHeaders } from './api-client.js';
+import { apiHeaders, errorOf, forgetKey, post, saveKey, storedKey } from './api-client.js';
+import { citationLabel, renderAnswer, renderCitations } from './answer-view.js';
+import { historyToSend } from './conversation.js';
 import { documentLink, openWithKey, pageLabel } from './document-links.js';
-import { element, textNodesOf } from './dom.js';
+import { element } from './dom.js';
 import { queryTerms } from './highlight.js';
-import { markdownFragment } from './markdown.js';
 import { renderPassage } from './passage-view.js';
-import { CITATION, claimsByCitation } from './sentence-match.js';
+import { claimsByCitation } from './sentence-match.js';
+import { readServerEvents } from './server-events.js';
 import { describeControls, searchControls } from './where-box.js';
 
 const form = document.getElementById('query-form');
@@ -36,10 +38,6 @@ const threadTurns = document.getElementById('thread-turns');
 const followUpForm = document.getElementById('follow-up-form');
 const followUp = document.getElementById('follow-up');
 
-/** What POST /chat accepts of earlier turns (RAG_CONVERSATION_TOO_LONG past it): the oldest are dropped first. */
-const MAX_HISTORY_PAIRS = 10;
-const MAX_HISTORY_CHARS = 16000;
-
 /** The request in flight; a new submission aborts it. */
 let current = null;
 /** The last question asked, run again once a key is given after a 401. */
@@ -52,10 +50,6 @@ let answered = null;
 let answerText = '';
 /** The citations of the answer on screen, by label, with their pages. */
 let citationsByLabel = new Map();
-
-function label(citation) {
-  return citation.source + '#' + citation.chunk_index;
-}
 
 function formatScore(score) {
   return typeof score === 'number' ? score.toFixed(4) : String(score);
@@ -144,33 +138,6 @@ async function search(query, signal) {
   status.textContent = body.results.length === 0 ? 'No passage matches.' : body.results.length + ' passages, best first.';
 }
 
-/** The answer as sanitised Markdown, each [source#chunk] label a link that opens the passage. */
-function renderAnswer(text) {
-  answer.replaceChildren(markdownFragment(text));
-  answer.classList.add('markdown');
-  for (const node of textNodesOf(answer)) {
-    const value = node.nodeValue;
-    const matches = Array.from(value.matchAll(CITATION));
-    if (matches.length === 0) continue;
-    const parts = [];
-    let at = 0;
-    for (const match of matches) {
-      if (match.index > at) parts.push(value.slice(at, match.index));
-      parts.push(citeLink(match[1]));
-      at = match.index + match[0].length;
-    }
-    if (at < value.length) parts.push(value.slice(at));
-    node.replaceWith(...parts);
-  }
-}
-
-function citeLink(citationLabel) {
-  const link = element('a', 'cite', '[' + citationLabel + ']');
-  link.href = '#passage';
-  link.dataset.label = citationLabel;
-  return link;
-}
-
 /** Reads a passage through the MCP tool get_passage (same key, same visibility as /search). */
 async function readPassage(source, chunkIndex) {
   const request = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_passage', arguments: { source: source, chunk_index: chunkIndex, neighbours: 0 } } };
@@ -189,17 +156,17 @@ async function readPassage(source, chunkIndex) {
 }
 
 /** Opens a cited passage, rendered, with the sentences the answer cites it for marked. */
-async function openPassage(citationLabel) {
-  const split = citationLabel.lastIndexOf('#');
-  const source = citationLabel.slice(0, split);
-  const passage = await readPassage(source, Number(citationLabel.slice(split + 1)));
+async function openPassage(label) {
+  const split = label.lastIndexOf('#');
+  const source = label.slice(0, split);
+  const passage = await readPassage(source, Number(label.slice(split + 1)));
   if (!passage) return;
   // The citation carries the pages (the passage read back may not): the link opens the document there.
-  const cited = Object.assign({}, passage, citationsByLabel.get(citationLabel) || {});
-  document.getElementById('passage-label').textContent = label(passage);
+  const cited = Object.assign({}, passage, citationsByLabel.get(label) || {});
+  document.getElementById('passage-label').textContent = citationLabel(passage);
   document.getElementById('passage-heading').textContent = passage.heading_path;
   passageDocument.replaceChildren(documentLink(cited, pageLabel(cited) ? 'open ' + pageLabel(cited) : 'open the document'));
-  renderPassage(passageText, passage, { claims: claimsByCitation(answerText).get(citationLabel) || [] });
+  renderPassage(passageText, passage, { claims: claimsByCitation(answerText).get(label) || [] });
   passagePanel.hidden = false;
   passagePanel.scrollIntoView({ block: 'nearest' });
 }
@@ -220,21 +187,9 @@ document.addEventListener('click', (event) => {
   openWithKey(link, reportFailure);
 });
 
-function renderCitations(list) {
-  citations.replaceChildren();
-  citationsByLabel = new Map(list.map((citation) => [label(citation), citation]));
-  for (const citation of list) {
-    const item = element('li', 'citation');
-    item.dataset.label = label(citation);
-    const cite = element('a', 'cite label', label(citation));
-    cite.href = '#passage';
-    cite.dataset.label = label(citation);
-    item.append(cite);
-    if (citation.heading_path) item.append(' ', element('span', 'heading', citation.heading_path));
-    item.append(' ', documentLink(citation));
-    citations.append(item);
-  }
-  if (list.length === 0) citations.append(element('li', 'none', 'No passage was cited.'));
+function showCitations(list) {
+  citationsByLabel = new Map(list.map((citation) => [citationLabel(citation), citation]));
+  renderCitations(citations, list);
 }
 
 function renderSearchQuery(text) {
@@ -245,12 +200,12 @@ function renderSearchQuery(text) {
 
 function renderDone(done) {
   answerText = done.answer;
-  renderAnswer(done.answer);
+  renderAnswer(answer, done.answer);
   renderSearchQuery(done.search_query);
   answered = { question: last.query, answer: done.answer };
   followUpForm.hidden = false;
   notCovered.hidden = (done.citations || []).length > 0;
-  renderCitations(done.citations || []);
+  showCitations(done.citations || []);
   mode.textContent = done.mode;
   mode.hidden = false;
   if (done.usage) {
@@ -266,7 +221,7 @@ function renderDone(done) {
 /** Handles one Server-Sent Event; returns true once the stream is over (done or error). */
 function handleEvent(name, data) {
   if (name === 'citations') {
-    renderCitations(data.citations);
+    showCitations(data.citations);
     renderSearchQuery(data.search_query);
     answerPanel.hidden = false;
   } else if (name === 'token') {
@@ -282,29 +237,6 @@ function handleEvent(name, data) {
   return false;
 }
 
-/** Splits a block of SSE lines into its event name and its data (JSON). */
-function parseFrame(frame) {
-  let name = 'message';
-  const data = [];
-  for (const line of frame.split('\n')) {
-    if (line.startsWith('event:')) name = line.slice(6).trim();
-    else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-  }
-  return { name: name, data: data.length > 0 ? JSON.parse(data.join('\n')) : null };
-}
-
-/** The most recent turns within the bounds of POST /chat. */
-function historyToSend() {
-  const kept = [];
-  let chars = 0;
-  for (let index = thread.length - 1; index >= 0 && kept.length < MAX_HISTORY_PAIRS; index -= 1) {
-    chars += thread[index].question.length + thread[index].answer.length;
-    if (chars > MAX_HISTORY_CHARS) break;
-    kept.unshift(thread[index]);
-  }
-  return kept;
-}
-
 function renderThread() {
   threadTurns.replaceChildren();
   for (const turn of thread) {
@@ -315,30 +247,9 @@ function renderThread() {
   threadPanel.hidden = thread.length === 0;
 }
 
-/** Reads the SSE stream of POST /chat, event by event, until its done or error event. */
-async function readStream(response) {
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  let finished = false;
-  while (!finished) {
-    const chunk = await reader.read();
-    if (chunk.done) break;
-    buffer += chunk.value.replace(/\r\n?/g, '\n');
-    let end;
-    while (!finished && (end = buffer.indexOf('\n\n')) !== -1) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      if (frame.trim() === '') continue;
-      const event = parseFrame(frame);
-      finished = handleEvent(event.name, event.data);
-    }
-  }
-  return finished;
-}
-
 async function ask(query, signal) {
   setBusy(true, 'Retrieving passages…');
-  const history = historyToSend();
+  const history = historyToSend(thread);
   // The where box is read at every question: a follow-up searches where the conversation searched, unless changed.
   const controls = searchControls();
   const body = Object.assign(history.length > 0 ? { query: query, history: history, stream: true } : { query: query, stream: true }, controls);
@@ -352,7 +263,7 @@ async function ask(query, signal) {
   renderWhereUsed(controls);
   answer.setAttribute('aria-busy', 'true');
   status.textContent = 'Answering…';
-  const finished = await readStream(response);
+  const finished = await readServerEvents(response, handleEvent);
   answer.setAttribute('aria-busy', 'false');
   if (!finished) showError('STREAM_INTERRUPTED', 'The answer stream ended before its done event.');
   status.textContent = '';

@@ -56,7 +56,7 @@ describe('MCP over streamable HTTP', () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual(['ask', 'get_passage', 'list_sources', 'search']);
     const search = tools.find((tool) => tool.name === 'search')!;
     expect(search.inputSchema.required).toEqual(['query']);
-    expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(['query', 'k', 'source_prefix', 'filter', 'max_per_source']);
+    expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(['query', 'k', 'source_prefix', 'filter', 'max_per_source', 'freshness']);
   });
 
   it('search returns passages as structured content and as text, within the key\'s groups', async () => {

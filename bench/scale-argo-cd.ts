@@ -62,6 +62,9 @@ interface ServerRun {
   load: autocannon.Result;
   /** The same 10-connection load with natural-language questions: what users send, and the costlier one for sparse search. */
   questionLoad: autocannon.Result;
+  /** The server's CPU time per request under each 10-connection load (ms). */
+  loadCpuMs: number;
+  questionLoadCpuMs: number;
   exit: string;
 }
 
@@ -216,6 +219,25 @@ async function memoryOf(pid: number): Promise<{ rss: number; peak: number }> {
   return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 }
 
+/** Clock ticks per second of /proc/PID/stat's times (USER_HZ, 100 on Linux: `getconf CLK_TCK`). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU seconds a process has used, user plus system (/proc/PID/stat fields 14 and 15, proc(5)). */
+async function cpuSecondsOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which may hold spaces, closed by the last ')': field 3 is the state.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[14 - 3]) + Number(fields[15 - 3])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** The load, and the server's CPU milliseconds per request it answered meanwhile. */
+async function loadWithCpu(pid: number, url: string, queries: string[]): Promise<{ load: autocannon.Result; cpuMsPerRequest: number }> {
+  const before = await cpuSecondsOf(pid);
+  const load = await runAutocannon({ url, queries });
+  const cpuSeconds = (await cpuSecondsOf(pid)) - before;
+  return { load, cpuMsPerRequest: (cpuSeconds * 1000) / load.latency.totalCount };
+}
+
 /** Bytes of every file under a folder, recursively. */
 async function folderBytes(folder: string): Promise<number> {
   let total = 0;
@@ -254,12 +276,12 @@ async function measureServer(dataDir: string, lists: QueryLists): Promise<Server
     ]);
     const queries = await measure(lists.queries, (query) => search(url, query));
     const questions = await measure(lists.questions, (query) => search(url, query));
-    const load = await runAutocannon({ url, queries: lists.queries });
-    const questionLoad = await runAutocannon({ url, queries: lists.questions });
+    const { load, cpuMsPerRequest: loadCpuMs } = await loadWithCpu(pid, url, lists.queries);
+    const { load: questionLoad, cpuMsPerRequest: questionLoadCpuMs } = await loadWithCpu(pid, url, lists.questions);
     const { rss: rssAfterLoad, peak: peakRss } = await memoryOf(pid);
     child.kill('SIGTERM');
     const { code, signal } = await exitOf(child);
-    return { listeningSeconds, firstSearchSeconds, readySeconds, rssAfterFirstSearch, rssAfterLoad, peakRss, queries, questions, load, questionLoad, exit: signal ?? String(code) };
+    return { listeningSeconds, firstSearchSeconds, readySeconds, rssAfterFirstSearch, rssAfterLoad, peakRss, queries, questions, load, loadCpuMs, questionLoad, questionLoadCpuMs, exit: signal ?? String(code) };
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
@@ -377,8 +399,10 @@ function measures(one: ScaleRun, many: ScaleRun): Measure[] {
     { name: '/search p50, questions, 1 connection (ms)', ...both((run) => run.server.questions.p50), format: fixed(2) },
     { name: '/search req/s, 10 connections, phrases', ...both((run) => requestsPerSecond(run.server.load)), format: fixed(0), target: `${n} ≥ 0.5 × ×1`, ratioMeets: (ratio) => ratio >= 0.5 },
     { name: '/search p50, 10 connections, phrases (ms)', ...both((run) => run.server.load.latency.p50), format: fixed(0) },
+    { name: 'server CPU per request, 10 connections, phrases (ms)', ...both((run) => run.server.loadCpuMs), format: fixed(2) },
     { name: '/search req/s, 10 connections, questions', ...both((run) => requestsPerSecond(run.server.questionLoad)), format: fixed(0), target: `${n} ≥ 0.5 × ×1`, ratioMeets: (ratio) => ratio >= 0.5 },
     { name: '/search p50, 10 connections, questions (ms)', ...both((run) => run.server.questionLoad.latency.p50), format: fixed(0), target: `${n} ≤ 1.5 × ×1`, ratioMeets: (ratio) => ratio <= 1.5 },
+    { name: 'server CPU per request, 10 connections, questions (ms)', ...both((run) => run.server.questionLoadCpuMs), format: fixed(2) },
     { name: '/search p99, 10 connections (ms)', ...both((run) => run.server.load.latency.p99), format: fixed(0) },
     { name: '/search errors, 10 connections', ...both((run) => run.server.load.errors), format: fixed(0) },
     { name: '/search non-2xx, 10 connections', ...both((run) => run.server.load.non2xx), format: fixed(0) },
@@ -429,7 +453,7 @@ function report(one: ScaleRun, many: ScaleRun, lists: QueryLists): string {
 
 What ran: the compiled bundles (\`node ${INGEST_BUNDLE} <folder>\` and \`node ${SERVER_BUNDLE}\` from the repository root, ${process.argv.includes('--no-build') ? 'dist/ as found (`--no-build`)' : 'built by `scripts/build.ts` at the start'}), each in its own process with a fresh RAG_DATA_DIR per scale, the embedded default (LanceDB, BM25 only: no EMBED_MODEL, EMBED_URL, QDRANT_URL, GCS_BUCKET or DOCLING_URL), defaults otherwise (CHUNK_SIZE 1200, CHUNK_OVERLAP 200, INGEST_CONCURRENCY 4), LOG_LEVEL=info, LOG_FORMAT=json. ×1 is \`../shared/corpora/argo-cd-docs\` copied into a temporary folder; ${n} is that folder copied ${many.copies} times into sibling folders \`copy-01\` … \`copy-${String(many.copies).padStart(2, '0')}\`, so every document is distinct.
 
-Per scale: the first ingest into the empty data folder, then the same command again with nothing changed (it wrote \`0 upserts\` at both scales). "Whole process" is the wall time from spawn to exit (start-up and compaction included); "sync as logged" is the job's \`ingest finished\` seconds. Peak RSS of the ingest is ${existsSync(GNU_TIME) ? "GNU time's maximum resident set size" : `VmHWM from /proc, polled every ${POLL_MS} ms`}. The server is then started with PORT=0; start is from spawn until the first POST /search answers 200 (polled every ${POLL_MS} ms once it listens). RSS (VmRSS) and VmHWM come from /proc. One connection: sequential \`fetch\` POST /search \`{"query": …}\` (the default k = ${TOP_K}) from the benchmark process, one warm-up pass then ${ROUNDS} measured passes over ${lists.queries.length} corpus-derived queries (bench/argo-cd-queries.ts \`buildQueries\`, the same list at both scales) and over ${lists.questions.length} natural-language questions (the golden sets' questions and bench/argo-cd-queries.ts \`ARGO_CD_QUESTIONS\`, 10–25 words). Ten connections: autocannon in a child process, ${HTTP_CONNECTIONS} connections, no pipelining, ${HTTP_SECONDS} s, once cycling through the corpus-derived phrases and once through the questions: the rows say which load gave which figure.
+Per scale: the first ingest into the empty data folder, then the same command again with nothing changed (it wrote \`0 upserts\` at both scales). "Whole process" is the wall time from spawn to exit (start-up and compaction included); "sync as logged" is the job's \`ingest finished\` seconds. Peak RSS of the ingest is ${existsSync(GNU_TIME) ? "GNU time's maximum resident set size" : `VmHWM from /proc, polled every ${POLL_MS} ms`}. The server is then started with PORT=0; start is from spawn until the first POST /search answers 200 (polled every ${POLL_MS} ms once it listens). RSS (VmRSS) and VmHWM come from /proc. One connection: sequential \`fetch\` POST /search \`{"query": …}\` (the default k = ${TOP_K}) from the benchmark process, one warm-up pass then ${ROUNDS} measured passes over ${lists.queries.length} corpus-derived queries (bench/argo-cd-queries.ts \`buildQueries\`, the same list at both scales) and over ${lists.questions.length} natural-language questions (the golden sets' questions and bench/argo-cd-queries.ts \`ARGO_CD_QUESTIONS\`, 10–25 words). Ten connections: autocannon in a child process, ${HTTP_CONNECTIONS} connections, no pipelining, ${HTTP_SECONDS} s, once cycling through the corpus-derived phrases and once through the questions: the rows say which load gave which figure. The server's CPU per request under a load is its user + system time (/proc/PID/stat) over that load divided by the requests it answered.
 
 | measure | ×1 | ${n} | ${n}/×1 | target | met? |
 | --- | --- | --- | --- | --- | --- |

@@ -35,6 +35,9 @@ export function qdrantIdf(documentCount: number, documentFrequency: number): num
   return Math.log((documentCount - documentFrequency + 0.5) / (documentFrequency + 0.5) + 1);
 }
 
+/** Past the last slot of a list: above every slot, which is an Int32. */
+const NO_SLOT = 0x7fffffff;
+
 /** Compaction waits for at least this many tombstoned postings or slots, so small edits stay cheap. */
 const MIN_GARBAGE_TO_COMPACT = 1024;
 
@@ -162,29 +165,27 @@ export class SparseIndex {
     const lists = terms.map((term) => term.list);
     const termWeights = Float64Array.from(terms, (term) => term.weight);
     const deleted = this.deleted;
+    // heads[k]: the slot at terms[k]'s cursor (NO_SLOT past the end), so picking the next candidate reads one array.
+    const heads = Int32Array.from(lists, (list) => (list.length > 0 ? list.slots[0]! : NO_SLOT));
 
     for (;;) {
-      let candidate = Infinity;
-      for (let k = firstEssential; k < termCount; k++) {
-        const list = lists[k]!;
-        const cursor = cursors[k]!;
-        if (cursor < list.length && list.slots[cursor]! < candidate) candidate = list.slots[cursor]!;
-      }
-      if (candidate === Infinity) break;
+      let candidate = NO_SLOT;
+      for (let k = firstEssential; k < termCount; k++) if (heads[k]! < candidate) candidate = heads[k]!;
+      if (candidate === NO_SLOT) break;
 
       let partial = 0;
       let magnitude = 0;
       for (let k = firstEssential; k < termCount; k++) {
+        if (heads[k] !== candidate) continue;
         const list = lists[k]!;
         const cursor = cursors[k]!;
-        if (cursor < list.length && list.slots[cursor] === candidate) {
-          const contribution = termWeights[k]! * list.weights[cursor]!;
-          contributions[k] = contribution;
-          heldBy[k] = candidate;
-          partial += contribution;
-          magnitude += Math.abs(contribution);
-          cursors[k] = cursors[k]! + 1;
-        }
+        const contribution = termWeights[k]! * list.weights[cursor]!;
+        contributions[k] = contribution;
+        heldBy[k] = candidate;
+        partial += contribution;
+        magnitude += Math.abs(contribution);
+        cursors[k] = cursor + 1;
+        heads[k] = cursor + 1 < list.length ? list.slots[cursor + 1]! : NO_SLOT;
       }
       let pruned = deleted[candidate] === 1;
       for (let k = firstEssential - 1; k >= 0 && !pruned; k--) {

@@ -112,3 +112,44 @@ describe('SparseIndex pruned search', () => {
     );
   });
 });
+
+/**
+ * A collection of exact copies (what a corpus copied N times, or boilerplate repeated across documents, gives):
+ * every score ties with the other copies', so the k-th best score often equals the best one, and a copy equal
+ * to the threshold still enters when its id is smaller. Ids are shuffled against insertion (slot) order.
+ */
+describe('SparseIndex pruned search over exact copies', () => {
+  const copiesCase = fc.record({
+    originals: fc.array(vector, { minLength: 1, maxLength: 6 }),
+    copies: fc.integer({ min: 1, max: 12 }),
+    deletes: fc.array(fc.nat(), { maxLength: 10 }),
+    query: vector,
+    k: fc.oneof(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 60, max: 100 })),
+    idOrder: fc.integer({ min: 1, max: 96 }),
+  });
+
+  it('returns the same top k, ties by id, and scores as exhaustive scoring', () => {
+    fc.assert(
+      fc.property(copiesCase, ({ originals, copies, deletes, query, k, idOrder }) => {
+        const index = new SparseIndex(2);
+        const corpus = new Map<string, StoredDocument>();
+        for (let copy = 0; copy < copies; copy++) {
+          originals.forEach((original, position) => {
+            // A multiplier coprime with 97 spreads ids so that their string order differs from insertion order.
+            const id = `copy-${((copy * originals.length + position + 1) * idOrder) % 97}`;
+            index.upsert(id, original);
+            corpus.set(id, { vector: original, groups: [] });
+          });
+        }
+        const ids = [...corpus.keys()];
+        for (const pick of deletes) {
+          const id = ids[pick % ids.length]!;
+          index.delete(id);
+          corpus.delete(id);
+        }
+        expect(index.search(query, k)).toEqual(exhaustiveSearch(corpus, query, k, () => true));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

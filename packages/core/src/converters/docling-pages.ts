@@ -18,7 +18,8 @@ interface DoclingNode {
   text?: unknown;
   prov?: Array<{ page_no?: unknown }> | null;
   content_layer?: unknown;
-  children?: Array<{ cref?: unknown }> | null;
+  /** RefItems: `{"$ref": "#/texts/3"}` as docling-serve sends them (docling_core's RefItem, `cref` aliased `$ref`). */
+  children?: Array<{ $ref?: unknown; cref?: unknown }> | null;
   data?: { table_cells?: Array<{ text?: unknown }> | null } | null;
 }
 
@@ -109,7 +110,7 @@ function bodyItems(document: unknown): DoclingNode[] {
   const items: DoclingNode[] = [];
   const visit = (node: DoclingNode, depth: number): void => {
     for (const child of node.children ?? []) {
-      const resolved = resolve(root, child.cref);
+      const resolved = resolve(root, child.$ref ?? child.cref);
       if (!resolved || depth > 64) continue;
       if ((resolved.content_layer ?? 'body') !== 'body') continue;
       if (resolved.self_ref?.startsWith('#/groups/')) visit(resolved, depth + 1);

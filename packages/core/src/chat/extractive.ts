@@ -19,8 +19,27 @@ function withoutCodeBlocks(body: string): string {
   return body.replace(/^(```|~~~)[^\n]*\n[\s\S]*?(^\1[^\n]*$|(?![\s\S]))/gm, '');
 }
 
+/** A line that is a block of its own (heading, list item, table row, quote), never the continuation of another. */
+const BLOCK_LINE = /^\s*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|\||>)/;
+
+/**
+ * Joins the lines of a wrapped paragraph (PDF text, hard-wrapped Markdown) so that a sentence broken across
+ * lines is one sentence; blank lines and block lines still end one.
+ */
+function unwrapLines(body: string): string {
+  const lines = body.split('\n');
+  let text = lines[0] ?? '';
+  for (let index = 1; index < lines.length; index += 1) {
+    const previous = lines[index - 1]!;
+    const line = lines[index]!;
+    const continues = line.trim() !== '' && previous.trim() !== '' && !BLOCK_LINE.test(line) && !/^\s*(?:#{1,6}\s|\|)/.test(previous);
+    text += continues ? ` ${line.trim()}` : `\n${line}`;
+  }
+  return text;
+}
+
 function sentencesOf(body: string): string[] {
-  return withoutCodeBlocks(body)
+  return unwrapLines(withoutCodeBlocks(body))
     .split(/(?<=[.!?])\s+|(?<=[。！？])|\n+/)
     .map((sentence) => sentence.trim())
     .filter((sentence) => sentence.length > 0);

@@ -120,4 +120,11 @@ describe('extractive answers', () => {
     const chinese = hit('zh.md', 0, 'zh.md > 说明\n\n今天下雨。备份每天运行。');
     expect(extractiveAnswer('备份', [chinese], 'cjk')).toContain('> 备份每天运行。 [zh.md#0]');
   });
+
+  it('quotes a sentence wrapped across lines (PDF text) whole, keeping list items and headings apart', () => {
+    const wrapped = hit('manual.pdf', 0, 'manual.pdf > Bearings\n\nGrease every bearing monthly.\nPurge the old grease until clean grease\nappears at the relief port.\n- check the seals\n- check the port');
+    const answer = extractiveAnswer('how do I purge old grease?', [wrapped]);
+    expect(answer).toContain('Purge the old grease until clean grease appears at the relief port.');
+    expect(extractiveAnswer('seals', [wrapped])).toContain('> - check the seals [manual.pdf#0]');
+  });
 });

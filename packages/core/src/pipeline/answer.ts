@@ -136,18 +136,19 @@ export class Answerer {
   ): Promise<{ passages: SearchHit[]; reranked: boolean | undefined }> {
     const { hits, reranked } = await this.options.retriever.retrieve(question, k, visibleGroups, signal, controls);
     const best = hits[0];
-    const relevant = best !== undefined && this.isRelevant(question, best);
+    const relevant = best !== undefined && this.isRelevant(question, best, controls.freshness !== undefined);
     return { passages: relevant ? hits : [], reranked };
   }
 
   /**
    * RAG_MIN_SCORE is compared with the kind of score it was set for: with a reranker, the rerank
    * probability, which a result has only when the reranker ran (more than k candidates). Otherwise,
-   * and when RAG_MIN_SCORE is unset, the question-coverage rule decides.
+   * and when RAG_MIN_SCORE is unset, the question-coverage rule decides; so it does for a fused score a freshness
+   * boost changed (a rank score plus a bonus, not the score RAG_MIN_SCORE was set for).
    */
-  private isRelevant(question: string, best: SearchHit): boolean {
+  private isRelevant(question: string, best: SearchHit, boosted: boolean): boolean {
     const { minScore, retriever } = this.options;
-    const scoreIsComparable = minScore !== undefined && (!retriever.reranks || best.reranked === true);
+    const scoreIsComparable = minScore !== undefined && (retriever.reranks ? best.reranked === true : !boosted);
     return scoreIsComparable ? best.score >= minScore : queryCoverage(question, best.text, retriever.bm25Language) >= MIN_QUERY_COVERAGE;
   }
 

@@ -10,6 +10,7 @@ import type { Reranker, RerankScore } from '../../src/rerankers/reranker.ts';
 import { encodeDocument } from '../../src/sparse/bm25-encoder.ts';
 import { LanceDbStore } from '../../src/stores/lancedb.ts';
 import { Telemetry } from '../../src/telemetry.ts';
+import { toFreshnessBoost } from '../../src/search-filter/freshness.ts';
 
 /** A reranker port that gives every passage the same probability: the test decides what it says. */
 class FixedReranker implements Reranker {
@@ -73,6 +74,21 @@ describe('RAG_MIN_SCORE with a reranker', () => {
     const reranker = new FixedReranker(0.05);
     const answer = await answererWith(reranker, 0.99).answer('how long are snapshots kept?', 5, []);
     expect(reranker.calls).toBe(0);
+    expect(answer.citations[0]?.source).toBe('backups.md');
+  });
+});
+
+describe('RAG_MIN_SCORE without a reranker, and a freshness boost', () => {
+  const answerer = (minScore: number) => new Answerer({ retriever: new Retriever({ store, rerankCandidates: 50, telemetry }), minScore, telemetry });
+  const boost = { freshness: toFreshnessBoost({ half_life_days: 30, weight: 0.1 }) };
+
+  it('compares the fused score it was set for: the BM25 score here, so a threshold above it declines', async () => {
+    expect((await answerer(50).answer('how long are snapshots kept?', 2, [])).answer).toBe(NOT_COVERED_ANSWER);
+    expect((await answerer(0.9).answer('how long are snapshots kept?', 2, [])).citations[0]?.source).toBe('backups.md');
+  });
+
+  it('leaves a boosted score (rank score + bonus, at most 0.6 here) to the coverage rule', async () => {
+    const answer = await answerer(0.9).answer('how long are snapshots kept?', 2, [], undefined, [], boost);
     expect(answer.citations[0]?.source).toBe('backups.md');
   });
 });

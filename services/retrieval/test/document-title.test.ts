@@ -1,12 +1,15 @@
 /**
  * Document titles over HTTP, in both stores (the embedded LanceDB stack and the production stack on the fake Qdrant):
  * each /search result carries its document's `title` (a Markdown file's first H1, an HTML page's <title>), and
- * `filter.title` keeps the documents whose title matches a case-insensitive pattern, inside the store's query.
+ * `filter.title` keeps the documents whose title matches a case-insensitive pattern, inside the store's query; so
+ * do the MCP search tool's passages and filter.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { HtmlConverter } from '@rag/core/ingestion';
 import { startProductionStack } from './production-stack.ts';
 import { postJson, startTestStack } from './test-stack.ts';
@@ -42,6 +45,18 @@ describe.each([
   it('returns each result with its title', async () => {
     const titles = Object.fromEntries((await search({})).map((result) => [result.source, result.title]));
     expect(titles).toEqual({ 'rollback.md': 'Rollback runbook', 'page.html': 'Deployment FAQ & tips' });
+  });
+
+  it('the MCP search tool returns titles and takes filter.title', async () => {
+    const mcp = new Client({ name: 'title-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`)));
+    try {
+      type Passages = { structuredContent: { passages: Array<{ source: string; title?: string }> } };
+      const found = (await mcp.callTool({ name: 'search', arguments: { query: 'roll back a deployment', filter: { title: '*runbook' } } })) as unknown as Passages;
+      expect(found.structuredContent.passages.map((passage) => [passage.source, passage.title])).toEqual([['rollback.md', 'Rollback runbook']]);
+    } finally {
+      await mcp.close();
+    }
   });
 
   it('filters on a title pattern', async () => {

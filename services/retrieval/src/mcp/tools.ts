@@ -30,7 +30,7 @@ const passageShape = {
   text: z.string(),
   ...pageShape,
 };
-const scoredPassage = z.object({ ...passageShape, score: z.number() });
+const scoredPassage = z.object({ ...passageShape, score: z.number(), title: z.string().optional().describe("the document's title") });
 const citation = z.object({ source: z.string(), heading_path: z.string(), chunk_index: z.number().int(), score: z.number(), label: z.string(), ...pageShape });
 const chunkObject = z.object(passageShape);
 
@@ -39,7 +39,7 @@ function passageJson(chunk: Chunk) {
 }
 
 function scoredJson(hit: SearchHit) {
-  return { ...passageJson(hit), score: hit.score };
+  return { ...passageJson(hit), score: hit.score, ...(hit.title === undefined ? {} : { title: hit.title }) };
 }
 
 /** A tool's answer: the structured content, and the same as text for clients that read text only. */

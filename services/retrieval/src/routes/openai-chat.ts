@@ -45,7 +45,7 @@ function parseRequest(body: unknown): { question: string; earlier: ConversationT
     throw new RagError('RAG_INVALID_REQUEST', `"${issue.path.join('.')}": ${issue.message}.`);
   }
   if (parsed.data.model !== RAG_MODEL_ID) throw new RagError('RAG_UNKNOWN_MODEL', `Got "${parsed.data.model}".`);
-  // filter and max_per_source as extra body fields (the OpenAI SDKs send them with extra_body / a cast).
+  // filter, max_per_source and freshness as extra body fields (the OpenAI SDKs send them with extra_body / a cast).
   return { ...conversationOf(parsed.data.messages), stream: parsed.data.stream === true, controls: parseSearchControls(parsed.data) };
 }
 

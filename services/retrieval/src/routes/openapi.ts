@@ -61,7 +61,7 @@ export function openApiDocument(): Record<string, unknown> {
         post: {
           summary: 'OpenAI-compatible chat: the last user message is the question (model "rag")',
           security: keyed,
-          requestBody: { required: true, content: json(chatCompletionRequest.extend({ filter: queryRequest.shape.filter, max_per_source: queryRequest.shape.max_per_source })) },
+          requestBody: { required: true, content: json(chatCompletionRequest.extend({ filter: queryRequest.shape.filter, max_per_source: queryRequest.shape.max_per_source, freshness: queryRequest.shape.freshness })) },
           responses: {
             200: { description: 'a chat.completion, or chat.completion.chunk events ending with data: [DONE]', content: { ...json(chatCompletion), ...sse(JSON.stringify(jsonSchema(chatCompletionChunk))) } },
             ...v1Errors,

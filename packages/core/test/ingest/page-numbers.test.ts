@@ -156,6 +156,14 @@ describe('an index made before pages were recorded', () => {
     const table = await (await connect(join(harness.dataDir, 'lancedb'))).openTable('test');
     await table.dropColumns(['pages']);
     table.close();
+    // A reader (a server, a dry run) opens it as it is: no column added, searches answer without pages.
+    const reader = new LanceDbStore({ dataDir: harness.dataDir, collection: 'test' });
+    await reader.open(await harness.embedder.describe(), { create: false });
+    const [oldHit] = await reader.search({ sparse: encodeQuery('osprey cartridge'), limit: 1, prefetchLimit: 10, visibleGroups: [] });
+    expect(oldHit?.source).toBe('field-manual.pdf');
+    expect(oldHit).not.toHaveProperty('pages');
+    expect((await reader.listDocuments()).every((document) => document.pagesRecorded === false)).toBe(true);
+    await reader.close();
     await harness.store.inner.open(await harness.embedder.describe());
     expect((await chunksOf('field-manual.pdf'))[0]).not.toHaveProperty('pages');
 

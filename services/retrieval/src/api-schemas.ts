@@ -66,6 +66,12 @@ export const chatResponse = z.object({
   usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }).optional(),
 });
 
+/** GET /documents/<source> asked for JSON (Accept: application/json) where the document is elsewhere: a page can open the signed URL itself. */
+export const documentLinkResponse = z.object({
+  url: z.string().url().describe('where the document is read: a V4 signed URL for a gs:// source'),
+  expires_at: z.string().datetime().optional().describe('when the URL stops working (RFC 3339)'),
+});
+
 export const healthResponse = z.object({ status: z.literal('ok') });
 
 export const readyResponse = z.object({

@@ -1,7 +1,7 @@
 import { cp, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FolderDocuments } from '@rag/core';
+import { FolderDocuments, type DocumentOrigin } from '@rag/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey, parseApiKeys } from '../src/auth/api-keys.ts';
 import { handbookFolder, readJson, startTestStack, type TestStack } from './test-stack.ts';
@@ -18,6 +18,14 @@ let root: string;
 let folder: string;
 let stack: TestStack;
 let bare: TestStack;
+let bucket: TestStack;
+
+const SIGNED_EXPIRY = new Date('2026-12-01T12:05:00Z');
+
+/** A GCS-like origin (GcsDocuments' own signing is tested in packages/core): each source is an object of the bucket, behind a signed URL. */
+const bucketOrigin: DocumentOrigin = {
+  locate: async (source) => ({ kind: 'redirect', url: `https://storage.googleapis.com/handbook/${encodeURI(source)}?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Signature=00ff`, expiresAt: SIGNED_EXPIRY }),
+};
 
 async function get(path: string, key?: string) {
   const response = await fetch(`${stack.baseUrl}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {}, redirect: 'manual' });
@@ -33,11 +41,13 @@ beforeAll(async () => {
   const apiKeys = parseApiKeys(keysFile, 'keys.yaml');
   stack = await startTestStack({ folder, apiKeys, documents: new FolderDocuments(folder) });
   bare = await startTestStack({ folder });
+  bucket = await startTestStack({ folder, apiKeys, documents: bucketOrigin });
 });
 
 afterAll(async () => {
   await stack?.close();
   await bare?.close();
+  await bucket?.close();
   await rm(root, { recursive: true, force: true });
 });
 
@@ -93,5 +103,33 @@ describe('GET /documents/<source> over a folder source', () => {
     const response = await fetch(`${bare.baseUrl}/documents/backups.md`);
     expect(response.status).toBe(404);
     expect((await readJson(response)).error.code).toBe('RAG_DOCUMENTS_NOT_SERVED');
+  });
+});
+
+describe('GET /documents/<source> over a GCS source', () => {
+  async function getFromBucket(path: string, headers: Record<string, string>) {
+    const response = await fetch(`${bucket.baseUrl}${path}`, { headers: { authorization: `Bearer ${PUBLIC_KEY}`, ...headers }, redirect: 'manual' });
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  }
+
+  it('redirects to the signed URL of the object, never cached', async () => {
+    const redirected = await getFromBucket('/documents/backups.md', {});
+    expect(redirected.status).toBe(302);
+    expect(redirected.headers.get('cache-control')).toBe('no-store');
+    expect(redirected.headers.get('location')).toBe('https://storage.googleapis.com/handbook/backups.md?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Signature=00ff');
+  });
+
+  it('gives the signed URL and its expiry as JSON to a client that asks for JSON (a page holding a key cannot follow the redirect with it)', async () => {
+    const link = await getFromBucket('/documents/backups.md', { accept: 'application/json, */*;q=0.1' });
+    expect(link.status).toBe(200);
+    expect(link.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(link.headers.get('cache-control')).toBe('no-store');
+    expect(JSON.parse(link.text)).toEqual({ url: 'https://storage.googleapis.com/handbook/backups.md?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Signature=00ff', expires_at: '2026-12-01T12:05:00.000Z' });
+  });
+
+  it('keeps the access rules: a document outside the groups is 404 whatever is accepted', async () => {
+    const hidden = await getFromBucket(`/documents/${encodeURIComponent('ops/alerts.md')}`, { accept: 'application/json' });
+    expect(hidden.status).toBe(404);
+    expect(JSON.parse(hidden.text).error.code).toBe('RAG_DOCUMENT_NOT_FOUND');
   });
 });

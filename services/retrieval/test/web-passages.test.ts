@@ -5,8 +5,10 @@
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { FolderDocuments } from '@rag/core';
+import { FolderDocuments, type DocumentOrigin } from '@rag/core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey, parseApiKeys } from '../src/auth/api-keys.ts';
@@ -23,21 +25,34 @@ describe.skipIf(!hasChromium)('passages and documents on the web page (real Chro
   let browser: Browser;
   let open: TestStack;
   let keyed: TestStack;
+  let bucketKeyed: TestStack;
+  let bucket: Server;
+  let bucketUrl: string;
   let page: Page;
   let violations: string[];
 
   beforeAll(async () => {
     const documents = new FolderDocuments(handbookFolder);
-    [open, keyed] = await Promise.all([
-      startTestStack({ documents }),
-      startTestStack({ documents, apiKeys: parseApiKeys(`keys:\n  - {name: web, sha256: ${hashApiKey(KEY)}, groups: []}\n`, 'keys.yaml') }),
-    ]);
+    // A bucket on another origin serving the handbook's files, as GCS serves an object at its signed URL.
+    bucket = createServer((request, response) => {
+      const object = decodeURIComponent(new URL(request.url!, 'http://bucket').pathname.replace(/^\/handbook\//, ''));
+      readFile(join(handbookFolder, object)).then(
+        (bytes) => response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(bytes),
+        () => response.writeHead(404).end(),
+      );
+    });
+    await new Promise<void>((listening) => bucket.listen(0, '127.0.0.1', listening));
+    bucketUrl = `http://127.0.0.1:${(bucket.address() as AddressInfo).port}`;
+    const signedOrigin: DocumentOrigin = { locate: async (source) => ({ kind: 'redirect', url: `${bucketUrl}/handbook/${encodeURIComponent(source)}?X-Goog-Signature=00ff`, expiresAt: new Date(Date.now() + 300_000) }) };
+    const apiKeys = parseApiKeys(`keys:\n  - {name: web, sha256: ${hashApiKey(KEY)}, groups: []}\n`, 'keys.yaml');
+    [open, keyed, bucketKeyed] = await Promise.all([startTestStack({ documents }), startTestStack({ documents, apiKeys }), startTestStack({ documents: signedOrigin, apiKeys })]);
     browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'], timeout: 30_000 });
   });
 
   afterAll(async () => {
     await browser?.close();
-    await Promise.all([open?.close(), keyed?.close()]);
+    await Promise.all([open?.close(), keyed?.close(), bucketKeyed?.close()]);
+    await new Promise((closed) => bucket?.close(closed));
   });
 
   beforeEach(async () => {
@@ -119,5 +134,19 @@ describe.skipIf(!hasChromium)('passages and documents on the web page (real Chro
     await page.locator('#key-form:not([hidden])').waitFor();
     expect(await page.locator('#error .code').textContent()).toBe('RAG_UNAUTHENTICATED');
     expect(page.context().pages()).toHaveLength(1);
+  });
+
+  it('opens a gs:// document with the stored key at its signed URL: the API gives the URL as JSON, the tab goes there', async () => {
+    await page.goto(`${bucketKeyed.baseUrl}/`, { waitUntil: 'load' });
+    await page.evaluate(`sessionStorage.setItem('rag-api-key', ${JSON.stringify(KEY)})`);
+    await page.getByLabel('Question', { exact: true }).fill('How do I restore a snapshot?');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.locator('#mode:not([hidden])').waitFor();
+    const link = page.locator('#citations li[data-label="backups.md#1"] a.document');
+    const [tab] = await Promise.all([page.context().waitForEvent('page'), link.click()]);
+    await tab.waitForURL(`${bucketUrl}/handbook/backups.md?X-Goog-Signature=00ff`);
+    expect(await tab.locator('body').textContent()).toBe(await readFile(join(handbookFolder, 'backups.md'), 'utf8'));
+    await tab.close();
+    expect(await page.locator('#error').isVisible()).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 /** Where GET /documents/<source> finds the original of an indexed document: a file to send, or a URL to redirect to. */
-export type DocumentLocation = { kind: 'file'; path: string } | { kind: 'redirect'; url: string };
+export type DocumentLocation = { kind: 'file'; path: string } | { kind: 'redirect'; url: string; /** When the URL stops working (a signed URL); absent: never. */ expiresAt?: Date | undefined };
 
 export interface DocumentOrigin {
   /** The original of `source` (as citations name it); RAG_DOCUMENT_NOT_FOUND when this origin has none. */

@@ -22,11 +22,9 @@ export class GcsDocuments implements DocumentOrigin {
     const location = /^gs:\/\/([^/]+)\/(.+)$/.exec(source);
     if (!location || location[1] !== this.bucket) throw new RagError('RAG_DOCUMENT_NOT_FOUND', `(${source.slice(0, 200)})`);
     try {
-      const [url] = await this.storage
-        .bucket(this.bucket)
-        .file(location[2]!)
-        .getSignedUrl({ version: 'v4', action: 'read', expires: this.now() + SIGNED_URL_SECONDS * 1000 });
-      return { kind: 'redirect', url };
+      const expires = this.now() + SIGNED_URL_SECONDS * 1000;
+      const [url] = await this.storage.bucket(this.bucket).file(location[2]!).getSignedUrl({ version: 'v4', action: 'read', expires });
+      return { kind: 'redirect', url, expiresAt: new Date(expires) };
     } catch (error) {
       // Without a key, signing goes through IAM signBlob: the API's service account needs Service Account Token Creator on itself.
       throw new RagError('RAG_SOURCE_UNAVAILABLE', `Cannot sign a URL for ${source.slice(0, 200)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

@@ -14,7 +14,11 @@ describe('GCS documents: a short-lived V4 signed URL', () => {
   const documents = new GcsDocuments(storage, 'handbook');
 
   it('redirects an object of the bucket to a URL signed for reading it, valid 5 minutes', async () => {
+    const before = Date.now();
     const location = await documents.locate('gs://handbook/hr/leave policy.md');
+    const expiresAt = (location as { expiresAt: Date }).expiresAt.getTime();
+    expect(expiresAt).toBeGreaterThanOrEqual(before + 300_000);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 300_000);
     expect(location.kind).toBe('redirect');
     const url = new URL((location as { url: string }).url);
     expect(`${url.origin}${url.pathname}`).toBe('https://storage.googleapis.com/handbook/hr/leave%20policy.md');

@@ -2,6 +2,8 @@ import { createReadStream } from 'node:fs';
 import { extname } from 'node:path';
 import { isRagError, RagError, type DocumentOrigin, type PassageReader } from '@rag/core';
 import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import type { documentLinkResponse } from '../api-schemas.ts';
 import type { OpenGate } from '../store-gate.ts';
 import { visibleGroupsOf } from './search.ts';
 
@@ -14,6 +16,8 @@ const CONTENT_TYPES: Record<string, string> = {
   '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   '.pptx': 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
 };
+
+type DocumentLink = z.infer<typeof documentLinkResponse>;
 
 /**
  * GET /documents/<source>: the original of a cited document (the source URL-encoded as citations name
@@ -29,13 +33,22 @@ export function registerDocumentsRoute(app: FastifyInstance, deps: { passages: P
     await deps.storeGate?.ready();
     await assertVisible(deps.passages, source, visibleGroupsOf(request));
     const location = await deps.documents.locate(source);
-    if (location.kind === 'redirect') return reply.header('cache-control', 'no-store').redirect(location.url, 302);
+    if (location.kind === 'redirect') {
+      reply.header('cache-control', 'no-store');
+      // A page holding an API key cannot follow a cross-origin redirect with it: it asks for the URL instead.
+      if (acceptsJson(request.headers.accept)) return { url: location.url, expires_at: location.expiresAt?.toISOString() } satisfies DocumentLink;
+      return reply.redirect(location.url, 302);
+    }
     return reply
       .header('content-type', CONTENT_TYPES[extname(location.path).toLowerCase()] ?? 'application/octet-stream')
       .header('content-security-policy', "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:")
       .header('x-content-type-options', 'nosniff')
       .send(createReadStream(location.path));
   });
+}
+
+function acceptsJson(accept: string | undefined): boolean {
+  return accept !== undefined && /(^|,)\s*application\/json\b/i.test(accept);
 }
 
 /** Every indexed document has a chunk 0: read through the caller's groups, it tells whether they may see the document. */

@@ -2,7 +2,7 @@ import { errorCatalog, type ErrorCode } from '@rag/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeAny } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
-import { chatRequest, chatResponse, errorResponse, healthResponse, jsonRpcMessage, queryRequest, readyResponse, searchResponse } from '../api-schemas.ts';
+import { chatRequest, chatResponse, documentLinkResponse, errorResponse, healthResponse, jsonRpcMessage, queryRequest, readyResponse, searchResponse } from '../api-schemas.ts';
 import { chatCompletion, chatCompletionChunk, chatCompletionRequest, modelList, openAiError } from '../openai-schemas.ts';
 
 /**
@@ -81,11 +81,11 @@ export function openApiDocument(): Record<string, unknown> {
       },
       '/documents/{source}': {
         get: {
-          summary: 'The original of a cited document (its source URL-encoded), under the same access as its passages; a gs:// source redirects to a signed URL',
+          summary: 'The original of a cited document (its source URL-encoded), under the same access as its passages; a gs:// source redirects to a signed URL, or gives it as JSON to a request that accepts application/json',
           security: keyed,
           parameters: [{ name: 'source', in: 'path', required: true, schema: { type: 'string' }, description: 'e.g. docs%2Fapi.md' }],
           responses: {
-            200: { description: 'the file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+            200: { description: 'the file; for a gs:// source asked with Accept: application/json, its signed URL', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } }, ...json(documentLinkResponse) } },
             302: { description: 'gs:// source: a V4 signed URL valid 5 minutes, in Location' },
             ...dataErrors,
           },

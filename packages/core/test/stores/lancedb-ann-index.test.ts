@@ -11,7 +11,6 @@ import { connect } from '@lancedb/lancedb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chunkId } from '../../src/chunking/chunk-id.ts';
 import type { IndexedChunk } from '../../src/domain.ts';
-import { ANN_NPROBES, ANN_REFINE_FACTOR } from '../../src/stores/lancedb-ann-index.ts';
 import { denseQuery } from '../../src/stores/lancedb-dense-leg.ts';
 import { LanceDbStore } from '../../src/stores/lancedb.ts';
 
@@ -123,16 +122,18 @@ describe('LanceDbStore dense ANN index', () => {
     expect((await denseTop(store, later[0]!))[0]).toBe(chunkId(`doc-${ROWS}.md`, 0));
   });
 
-  it('queries the index with ANN_NPROBES partitions and re-ranks ANN_REFINE_FACTOR × k candidates on the full vectors', { timeout: 120_000 }, async () => {
+  it('queries the index with the measured settings: 32 partitions probed, 20 × k candidates re-ranked on the full vectors', { timeout: 120_000 }, async () => {
     const store = await filledStore(1000);
     await store.compact();
     const table = await (await connect(join(dataDir, 'lancedb'))).openTable('docs');
     const plan = await denseQuery(table, { vector: clusteredVectors(1, generator(5))[0]!, limit: 10, visibleGroups: [], hasGroupsColumn: true }).explainPlan(true);
     // LanceDB's plan (@lancedb/lancedb 0.31.0 VectorQuery.explainPlan): the IVF node names the partitions it
     // probes, and the refine step asks the index for k × refine factor candidates before the exact re-rank.
-    expect(plan).toContain(`ANNIvfPartition`);
-    expect(plan).toContain(`minimum_nprobes=${ANN_NPROBES}`);
-    expect(plan).toContain(`ANNSubIndex: name=dense_idx, k=${10 * ANN_REFINE_FACTOR}`);
+    // The values are the ones bench/ann-recall-real.ts chose on real MiniLM vectors (recall@10 0.96; refine 10
+    // gave 0.93): changing them is a decision to measure again, not a refactoring.
+    expect(plan).toContain('ANNIvfPartition');
+    expect(plan).toContain('minimum_nprobes=32');
+    expect(plan).toContain('ANNSubIndex: name=dense_idx, k=200');
   });
 
   it('keeps answering searches while the index is built', { timeout: 120_000 }, async () => {

@@ -43,6 +43,8 @@ export interface HttpTimeouts {
   requestMs: number;
   /** A connection with no byte either way for this long is closed, whatever it is doing. */
   idleMs: number;
+  /** A kept-alive connection is closed when no next request starts within this after a response. */
+  keepAliveMs: number;
   /** How often Node looks for requests past `requestMs`: a late request is cut at most this much later. */
   checkIntervalMs: number;
 }
@@ -52,8 +54,13 @@ export interface HttpTimeouts {
  * for ever (https://fastify.dev/docs/latest/Reference/Server/#requesttimeout). Bodies are at most 64 KiB:
  * 30 s is generous for them. The idle bound must outlast the longest silent wait of a request, a
  * non-streamed answer from the gateway (GATEWAY_TIMEOUT_MS, 5 min by default), so it is twice that.
+ *
+ * The keep-alive bound must outlast that of the proxy in front: Google's application load balancers keep
+ * backend connections open 600 s and ask backends for more, or a request they send on a connection the
+ * backend is closing fails with a 502 (https://cloud.google.com/load-balancing/docs/https/request-distribution,
+ * "HTTP keepalive"). Fastify's default is 72 s.
  */
-export const HTTP_TIMEOUTS: HttpTimeouts = { requestMs: 30_000, idleMs: 10 * 60_000, checkIntervalMs: 5_000 };
+export const HTTP_TIMEOUTS: HttpTimeouts = { requestMs: 30_000, idleMs: 10 * 60_000, keepAliveMs: 620_000, checkIntervalMs: 5_000 };
 
 function outcomeOf(status: number): string {
   if (status < 400) return 'ok';
@@ -62,13 +69,13 @@ function outcomeOf(status: number): string {
 }
 
 /**
- * Fastify's requestTimeout and connectionTimeout (Node's server.requestTimeout and server.timeout,
+ * Fastify's requestTimeout, connectionTimeout and keepAliveTimeout (Node's server.requestTimeout, server.timeout and server.keepAliveTimeout,
  * https://nodejs.org/api/http.html#serverrequesttimeout), and the check interval that Node takes only at
  * http.createServer (`http` option).
  */
 function timeoutOptions(overrides: Partial<HttpTimeouts> = {}) {
-  const { requestMs, idleMs, checkIntervalMs } = { ...HTTP_TIMEOUTS, ...overrides };
-  return { requestTimeout: requestMs, connectionTimeout: idleMs, http: { requestTimeout: requestMs, connectionsCheckingInterval: checkIntervalMs } };
+  const { requestMs, idleMs, keepAliveMs, checkIntervalMs } = { ...HTTP_TIMEOUTS, ...overrides };
+  return { requestTimeout: requestMs, connectionTimeout: idleMs, keepAliveTimeout: keepAliveMs, http: { requestTimeout: requestMs, connectionsCheckingInterval: checkIntervalMs } };
 }
 
 /** The retrieval API, built from ports only: tests wire it with local adapters and real HTTP. */

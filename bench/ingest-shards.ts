@@ -81,7 +81,6 @@ function runCli(args: string[], env: Record<string, string>): Promise<Worker> {
 interface Round {
   workers: number;
   wallSeconds: number;
-  slowestShare: string;
   pruneSeconds: number;
   /** Points the prune-only run deleted: none, when the shards covered the corpus exactly. */
   pruneDeletes: number;
@@ -103,7 +102,6 @@ async function round(workers: number, scale: number): Promise<Round> {
     const shards = await Promise.all(teis.map((tei, index) => runCli([corpus, '--shard', `${index}/${workers}`], { ...base, EMBED_URL: tei.url })));
     const wallSeconds = (performance.now() - started) / 1000;
     for (const shard of shards) if (shard.code !== 0) throw new Error(`a worker exited ${shard.code}: ${shard.lines.slice(-3).join(' | ')}`);
-    const slowest = shards.reduce((a, b) => (b.seconds > a.seconds ? b : a));
     const prune = await runCli([corpus, '--prune-only'], { ...base, EMBED_URL: teis[0]!.url });
     if (prune.code !== 0) throw new Error(`the prune-only run exited ${prune.code}: ${prune.lines.slice(-3).join(' | ')}`);
     for (const shard of shards) console.error(`  ${shard.lines.slice(-2).join('  ')}  (${shard.seconds.toFixed(1)} s)`);
@@ -111,7 +109,6 @@ async function round(workers: number, scale: number): Promise<Round> {
     return {
       workers,
       wallSeconds,
-      slowestShare: slowest.lines.find((line) => line.startsWith('shard ')) ?? '',
       pruneSeconds: prune.seconds,
       pruneDeletes: Number(/ (\d+) deletes/.exec(prune.lines.at(-1) ?? '')?.[1] ?? Number.NaN),
       points: qdrant.collections.get('docs-v2')?.points.size ?? 0,
@@ -145,18 +142,17 @@ function report(rounds: Round[], scale: number): string {
   const single = rounds.find((round) => round.workers === 1) ?? rounds[0]!;
   const rows = rounds.map((round) => {
     const speedUp = single.wallSeconds / round.wallSeconds;
-    const share = /: (\d+) of (\d+)/.exec(round.slowestShare);
     const teiSeconds = round.largestShareTokens / (settings.tokensPerSecond * scale);
     const clusterHours = round.largestShareTokens / settings.tokensPerSecond / 3600;
     const modelledSpeedUp = single.largestShareTokens / round.largestShareTokens;
-    return `| ${round.workers} | ${round.wallSeconds.toFixed(1)} s | ${speedUp.toFixed(2)}× (${(speedUp / round.workers * 100).toFixed(0)} %) | ${share ? `${share[1]} of ${share[2]}` : '–'}, ${(round.largestShareTokens / round.tokens * 100).toFixed(1)} % of the tokens | ${teiSeconds.toFixed(1)} s | ${(round.wallSeconds - teiSeconds).toFixed(1)} s | ${round.pruneSeconds.toFixed(1)} s | ${round.points} | ${clusterHours.toFixed(2)} h (${modelledSpeedUp.toFixed(2)}×) |`;
+    return `| ${round.workers} | ${round.wallSeconds.toFixed(1)} s | ${speedUp.toFixed(2)}× (${(speedUp / round.workers * 100).toFixed(0)} %) | ${(round.largestShareTokens / round.tokens * 100).toFixed(1)} % of the tokens | ${teiSeconds.toFixed(1)} s | ${(round.wallSeconds - teiSeconds).toFixed(1)} s | ${round.pruneSeconds.toFixed(1)} s | ${round.points} | ${clusterHours.toFixed(2)} h (${modelledSpeedUp.toFixed(2)}×) |`;
   });
   const load = loadavg()[0]!.toFixed(1);
   return `${SECTION}
 
 \`pnpm exec tsx bench/ingest-shards.ts --write\`: \`rag-ingest ../shared/corpora/argo-cd-docs --shard i/N\` (455 Markdown files) as N processes at once, each with its own TEI replica, into one Qdrant, then one \`--prune-only\` run. Qdrant is the tests' in-memory fake of its REST API (\`services/retrieval/test/fakes/fake-qdrant.ts\`); each TEI replica is the tests' fake TEI (\`fake-tei.ts\`) answering one request after the other at ${settings.tokensPerSecond} tokens/s (the ingest CronJob's \`rag.ingest/tei-tokens-per-second\`, the seed's CPU TEI) × ${scale} (\`--time-scale\`), counting ${settings.charactersPerToken} characters a token. Workers use the CronJob's settings (INGEST_CONCURRENCY ${settings.env.INGEST_CONCURRENCY}, EMBED_BATCH_SIZE ${settings.env.EMBED_BATCH_SIZE}). Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} CPU cores shared with other work (load average ${load} at the end), Node ${process.version}; ${single.tokens.toLocaleString('en-US')} tokens embedded per round.
 
-Wall time is from starting the N processes to the last one's exit, start-up included; speed-up is 1 worker's wall time over N's (with its efficiency, speed-up per worker). The largest share is the busiest worker's (shares come from a hash of each uri: near, not exactly, equal); its TEI time is what its modelled replica spent embedding, and the rest of the wall time is everything else (process start-up, listing, conversion, chunking, BM25, writes), which on this machine competes for 2 shared cores. The last column is the same corpus on the cluster, where the CPU TEI dominates: the largest share's tokens at ${settings.tokensPerSecond} tokens/s a replica, with the speed-up over one worker.
+Wall time is from starting the N processes to the last one's exit, start-up included; speed-up is 1 worker's wall time over N's (with its efficiency, speed-up per worker). The largest share is the busiest TEI replica's (shares come from a hash of each uri: near, not exactly, equal); its TEI time is what its modelled replica spent embedding, and the rest of the wall time is everything else (process start-up, listing, conversion, chunking, BM25, writes), which on this machine competes for 2 shared cores. The last column is the same corpus on the cluster, where the CPU TEI dominates: the largest share's tokens at ${settings.tokensPerSecond} tokens/s a replica, with the speed-up over one worker.
 
 | workers | wall time | speed-up (efficiency) | largest share | its TEI time | the rest | prune-only | points | on the cluster, modelled |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- |
@@ -173,7 +169,7 @@ function reading(rounds: Round[], scale: number): string {
   const last = rounds.at(-1)!;
   const rest = (round: Round) => round.wallSeconds - round.largestShareTokens / (settings.tokensPerSecond * scale);
   const samePoints = rounds.every((round) => round.points === first.points && round.pruneDeletes === 0);
-  return `Reading. From ${first.workers} to ${last.workers} workers the modelled TEI time of the busiest worker fell ${(first.largestShareTokens / last.largestShareTokens).toFixed(2)}-fold (${last.workers} replicas, less the imbalance of the hashed shares), while the rest went from ${rest(first).toFixed(1)} s to ${rest(last).toFixed(1)} s: ${last.workers} processes starting and chunking at once on 2 shared cores. That rest does not grow with the TEI's slowness, so on the cluster, where one CPU replica embeds ${settings.tokensPerSecond} tokens/s and the same corpus is hours of embedding against seconds of the rest, the speed-up is the last column's. ${samePoints ? `Every round wrote the same ${first.points} points, and the prune-only run after it deleted none: the shares cover the corpus exactly once.` : 'The rounds wrote different numbers of points: the shares did not cover the corpus once.'} Past the TEI, the next limits are Qdrant's write rate (one node) and docling-serve for PDF and Office files (one replica), neither modelled here.`;
+  return `Reading. From ${first.workers} to ${last.workers} workers the busiest worker's modelled TEI time fell ${(first.largestShareTokens / last.largestShareTokens).toFixed(2)}-fold (${last.workers} replicas, less the imbalance of the hashed shares: the busiest took ${(last.largestShareTokens / last.tokens * 100).toFixed(1)} % of the tokens, not ${(100 / last.workers).toFixed(1)} %); the rest of the wall time was ${rest(first).toFixed(1)} s with ${first.workers} worker${first.workers > 1 ? 's' : ''} and ${rest(last).toFixed(1)} s with ${last.workers}, in parallel on 2 shared cores. That rest does not grow with the TEI's slowness, so on the cluster, where one CPU replica embeds ${settings.tokensPerSecond} tokens/s and the same corpus is hours of embedding against seconds of the rest, the speed-up is the last column's. ${samePoints ? `Every round wrote the same ${first.points} points, and the prune-only run after it deleted none: the shares cover the corpus exactly once.` : 'The rounds wrote different numbers of points, or the prune-only run deleted some: the shares did not cover the corpus once.'} Past the TEI, the next limits are Qdrant's write rate (one node) and docling-serve for PDF and Office files (one replica), neither modelled here.`;
 }
 
 await main();

@@ -116,7 +116,8 @@ describe('SparseIndex pruned search', () => {
 /**
  * A collection of exact copies (what a corpus copied N times, or boilerplate repeated across documents, gives):
  * every score ties with the other copies', so the k-th best score often equals the best one, and a copy equal
- * to the threshold still enters when its id is smaller. Ids are shuffled against insertion (slot) order.
+ * to the threshold still enters when its id is smaller. Ids are shuffled against insertion (slot) order; searches
+ * run before and after deletes, with and without some copies hidden from the caller.
  */
 describe('SparseIndex pruned search over exact copies', () => {
   const copiesCase = fc.record({
@@ -126,11 +127,14 @@ describe('SparseIndex pruned search over exact copies', () => {
     query: vector,
     k: fc.oneof(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 60, max: 100 })),
     idOrder: fc.integer({ min: 1, max: 96 }),
+    hiddenRemainder: fc.constantFrom(-1, 0, 1),
   });
 
   it('returns the same top k, ties by id, and scores as exhaustive scoring', () => {
     fc.assert(
-      fc.property(copiesCase, ({ originals, copies, deletes, query, k, idOrder }) => {
+      fc.property(copiesCase, ({ originals, copies, deletes, query, k, idOrder, hiddenRemainder }) => {
+        // Some copies hidden from the caller (ids with an odd or even number), so a copy's siblings differ in visibility.
+        const isVisible = (id: string) => Number(id.slice('copy-'.length)) % 2 !== hiddenRemainder;
         const index = new SparseIndex(2);
         const corpus = new Map<string, StoredDocument>();
         for (let copy = 0; copy < copies; copy++) {
@@ -141,6 +145,8 @@ describe('SparseIndex pruned search over exact copies', () => {
             corpus.set(id, { vector: original, groups: [] });
           });
         }
+        expect(index.search(query, k, isVisible)).toEqual(exhaustiveSearch(corpus, query, k, isVisible));
+        // Deletes after a search: what the search learnt about copies must not outlive them.
         const ids = [...corpus.keys()];
         for (const pick of deletes) {
           const id = ids[pick % ids.length]!;
@@ -148,6 +154,7 @@ describe('SparseIndex pruned search over exact copies', () => {
           corpus.delete(id);
         }
         expect(index.search(query, k)).toEqual(exhaustiveSearch(corpus, query, k, () => true));
+        expect(index.search(query, k, isVisible)).toEqual(exhaustiveSearch(corpus, query, k, isVisible));
       }),
       { numRuns: 500 },
     );

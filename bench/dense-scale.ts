@@ -202,7 +202,9 @@ async function measureServer(env: NodeJS.ProcessEnv, questions: string[], rounds
     });
     const oneConnection = await measure(questions, (question) => search(url, question), rounds);
     const load = await runAutocannon({ url, queries: questions });
-    if (load.errors + load.non2xx > 0) throw new Error(`${load.errors} errors and ${load.non2xx} non-2xx under load`);
+    // A request autocannon gives up on (its 10 s timeout) counts as an error: reported, not fatal, since a slow
+    // configuration is what this measures.
+    if (load.non2xx > 0) throw new Error(`${load.non2xx} non-2xx answers under load`);
     return { oneConnection, load };
   } finally {
     child.kill('SIGTERM');
@@ -222,14 +224,14 @@ function requestsPerSecond(load: autocannon.Result): number {
 
 function report(figures: ScaleFigures[], modelMs: number, questions: number, embedder: CachedEmbedder): string {
   const rows = figures.flatMap((scale) => [
-    `| ×${scale.copies} | ${scale.chunks.toLocaleString('en')} | flat scan | ${scale.flat.oneConnection.p50.toFixed(1)} | ${scale.flat.oneConnection.p95.toFixed(1)} | ${scale.flat.load.latency.p50} | ${requestsPerSecond(scale.flat.load).toFixed(0)} |`,
-    `| ×${scale.copies} | ${scale.chunks.toLocaleString('en')} | ${/built the dense ANN index/.test(scale.compaction) ? 'IVF-PQ' : 'flat (no index built)'} | ${scale.ann.oneConnection.p50.toFixed(1)} | ${scale.ann.oneConnection.p95.toFixed(1)} | ${scale.ann.load.latency.p50} | ${requestsPerSecond(scale.ann.load).toFixed(0)} |`,
+    `| ×${scale.copies} | ${scale.chunks.toLocaleString('en')} | flat scan | ${scale.flat.oneConnection.p50.toFixed(1)} | ${scale.flat.oneConnection.p95.toFixed(1)} | ${scale.flat.load.latency.p50} | ${requestsPerSecond(scale.flat.load).toFixed(1)} | ${scale.flat.load.errors} |`,
+    `| ×${scale.copies} | ${scale.chunks.toLocaleString('en')} | ${/built the dense ANN index/.test(scale.compaction) ? 'IVF-PQ' : 'flat (no index built)'} | ${scale.ann.oneConnection.p50.toFixed(1)} | ${scale.ann.oneConnection.p95.toFixed(1)} | ${scale.ann.load.latency.p50} | ${requestsPerSecond(scale.ann.load).toFixed(1)} | ${scale.ann.load.errors} |`,
   ]);
   const builds = figures.map((scale) => `×${scale.copies}: ingest (flat) ${scale.ingestSeconds.toFixed(0)} s; compact(): ${scale.compaction}, ${scale.buildSeconds.toFixed(0)} s`);
   return `\`pnpm exec tsx bench/dense-scale.ts ${process.argv.slice(2).join(' ')}\`, ${new Date().toISOString().slice(0, 16)} UTC, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the end, Node ${process.version}; ${questions} questions; the model embedded ${embedder.counts.embedded} texts, the cache answered ${embedder.counts.cached}.
 
-| scale | chunks | dense leg | /search p50, 1 conn. (ms) | p95 (ms) | p50, 10 conn. (ms) | req/s, 10 conn. |
-| --- | ---: | --- | ---: | ---: | ---: | ---: |
+| scale | chunks | dense leg | /search p50, 1 conn. (ms) | p95 (ms) | p50, 10 conn. (ms) | req/s, 10 conn. | timeouts, 10 conn. |
+| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |
 ${rows.join('\n')}
 
 all-MiniLM-L6-v2's own time per question, p50, uncached, in this process: ${modelMs.toFixed(1)} ms.

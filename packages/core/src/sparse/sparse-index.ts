@@ -1,7 +1,6 @@
 import type { SparseVector } from '../domain.ts';
 import { BestMatches, type SparseMatch } from './best-matches.ts';
 import { RaggedArray } from '../ragged-array.ts';
-import { CopyGroups } from './copy-groups.ts';
 import { PostingList } from './posting-list.ts';
 import { seedThreshold, type QueryTerm } from './seed-threshold.ts';
 
@@ -66,8 +65,6 @@ export class SparseIndex {
   private termsOfSlots = new RaggedArray<Uint32Array<ArrayBufferLike>>(Uint32Array);
   private idOfSlot: string[] = [];
   private deleted = new Uint8Array(64);
-  /** Identical live vectors, found at the first search after an edit (null: not looked for since the last edit; undefined: too few). */
-  private copies: CopyGroups | undefined | null = null;
   private deletedSlots = 0;
   private deletedPostings = 0;
   private storedPostings = 0;
@@ -117,7 +114,6 @@ export class SparseIndex {
       throw new Error(`sparse vector of ${id}: ${vector.indices.length} indices but ${vector.values.length} values`);
     }
     this.delete(id);
-    this.copies = null;
     const slot = this.allocateSlot(id);
     this.slotOf.set(id, slot);
     this.termsOfSlots.push(sortedUnique(vector.indices));
@@ -135,7 +131,6 @@ export class SparseIndex {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
     this.slotOf.delete(id);
-    this.copies = null;
     this.deleted[slot] = 1;
     this.deletedSlots++;
     const terms = this.termsOfSlots.at(slot);
@@ -166,10 +161,8 @@ export class SparseIndex {
     const seed = seedThreshold(terms, byQueryPosition, limit, isEligible);
     let threshold = seed;
     let firstEssential = nonEssentialTerms(boundBelow, threshold, 0);
-    // Hot loop: the lists and weights as plain locals rather than properties of the terms. With copies, the
-    // lists hold representatives only, and each representative that ranks brings its copies with its score.
-    const copies = this.copyGroups();
-    const lists = terms.map((term) => (copies ? copies.representativesIn(term.list) : term.list));
+    // Hot loop: the lists and weights as plain locals rather than properties of the terms.
+    const lists = terms.map((term) => term.list);
     const termWeights = Float64Array.from(terms, (term) => term.weight);
     const deleted = this.deleted;
     // heads[k]: the slot at terms[k]'s cursor (NO_SLOT past the end), so picking the next candidate reads one array.
@@ -212,22 +205,17 @@ export class SparseIndex {
         }
       }
       if (!pruned && !cannotReach(partial, magnitude, threshold)) {
-        let score = 0;
-        for (const k of byQueryPosition) if (heldBy[k] === candidate) score += contributions[k]!;
-        for (const slot of copies ? copies.copiesOf(candidate) : [candidate]) {
-          const id = this.idOfSlot[slot]!;
-          if (isVisible === undefined || isVisible(id)) best.offer(id, score);
+        const id = this.idOfSlot[candidate]!;
+        if (isVisible === undefined || isVisible(id)) {
+          let score = 0;
+          for (const k of byQueryPosition) if (heldBy[k] === candidate) score += contributions[k]!;
+          best.offer(id, score);
+          threshold = Math.max(seed, best.threshold);
+          firstEssential = nonEssentialTerms(boundBelow, threshold, firstEssential);
         }
-        threshold = Math.max(seed, best.threshold);
-        firstEssential = nonEssentialTerms(boundBelow, threshold, firstEssential);
       }
     }
     return best.sorted();
-  }
-
-  private copyGroups(): CopyGroups | undefined {
-    if (this.copies === null) this.copies = CopyGroups.find([...this.postings.values()], this.idOfSlot.length, this.deleted);
-    return this.copies;
   }
 
   /** The query's indices that some live document holds, with their weights and bounds, by bound ascending. */
@@ -272,7 +260,6 @@ export class SparseIndex {
 
   /** Drops tombstoned slots from every list and renumbers the live ones in order, which keeps each list sorted. */
   private compact(): void {
-    this.copies = null;
     const newSlotOf = new Int32Array(this.idOfSlot.length);
     const idOfSlot: string[] = [];
     for (let slot = 0; slot < this.idOfSlot.length; slot++) {

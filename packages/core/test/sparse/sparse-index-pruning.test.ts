@@ -146,7 +146,7 @@ describe('SparseIndex pruned search over exact copies', () => {
           });
         }
         expect(index.search(query, k, isVisible)).toEqual(exhaustiveSearch(corpus, query, k, isVisible));
-        // Deletes after a search: what the search learnt about copies must not outlive them.
+        // Then some copies deleted, and the same searches again.
         const ids = [...corpus.keys()];
         for (const pick of deletes) {
           const id = ids[pick % ids.length]!;

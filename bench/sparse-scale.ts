@@ -1,7 +1,9 @@
 /**
  * The in-process sparse leg at two scales, without HTTP: ../shared/corpora/argo-cd-docs chunked as the
  * ingest chunks it (CHUNK_SIZE 1200, overlap 200), BM25-encoded, into one SparseIndex (×1) and into
- * another holding `--scale` copies (×22 by default, ids per copy). Two query loads, interleaved
+ * another holding `--scale` copies (×22 by default) as bench/scale-argo-cd.ts ingests them: folders
+ * copy-01 … copy-22, so each chunk's text starts with its own copy's path (the `<source> > <heading>`
+ * prefix) and copies are near-identical vectors, not identical ones. Two query loads, interleaved
  * round by round so both scales see the same machine load: corpus-derived phrases (heading + first
  * words, bench/argo-cd-queries.ts) and natural-language questions (the golden sets' questions and the
  * Argo CD questions written for issue 22). Each search asks for 20 matches, what the retriever asks
@@ -34,9 +36,10 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { scale: { type: 'string', default: '22' }, rounds: { type: 'string', default: '3' } } });
   const scale = Number(values.scale);
   const rounds = Number(values.rounds);
-  const documents = await chunkVectors();
-  const one = indexOf(documents, 1);
-  const many = indexOf(documents, scale);
+  const one = indexOf([await chunkVectors('')]);
+  const copies: SparseVector[][] = [];
+  for (let copy = 1; copy <= scale; copy++) copies.push(await chunkVectors(`copy-${String(copy).padStart(2, '0')}/`));
+  const many = indexOf(copies);
   const loads: Record<string, SparseVector[]> = {
     phrases: (await buildQueries(corpus)).queries.map((query) => encodeQuery(query)),
     questions: [...(await goldenQuestions(GOLDEN_SETS)), ...ARGO_CD_QUESTIONS].map((question) => encodeQuery(question)),
@@ -66,18 +69,19 @@ function time(index: SparseIndex, query: SparseVector, cost: Cost): void {
   cost.cpuMs.push((used.user + used.system) / 1000);
 }
 
-async function chunkVectors(): Promise<SparseVector[]> {
+/** The corpus's chunks as sparse vectors, each document's source being `folder` + its path in the corpus. */
+async function chunkVectors(folder: string): Promise<SparseVector[]> {
   const vectors: SparseVector[] = [];
   for (const path of (await markdownFiles(corpus)).sort()) {
-    const chunks = chunkMarkdown(await readFile(path, 'utf8'), relative(corpus, path), { chunkSize: 1200, chunkOverlap: 200 });
+    const chunks = chunkMarkdown(await readFile(path, 'utf8'), folder + relative(corpus, path), { chunkSize: 1200, chunkOverlap: 200 });
     for (const chunk of chunks) vectors.push(encodeDocument(chunk.text));
   }
   return vectors;
 }
 
-function indexOf(documents: readonly SparseVector[], copies: number): SparseIndex {
+function indexOf(copies: readonly (readonly SparseVector[])[]): SparseIndex {
   const index = new SparseIndex();
-  for (let copy = 0; copy < copies; copy++) documents.forEach((vector, position) => index.upsert(`${copy}/${position}`, vector));
+  copies.forEach((documents, copy) => documents.forEach((vector, position) => index.upsert(`${copy}/${position}`, vector)));
   index.trimToSize();
   return index;
 }

@@ -23,7 +23,7 @@
  * the dense leg's own filter (public rows), for each nprobes × refine factor, and, for the distinct set, with
  * the index rebuilt with other partition and sub-vector counts.
  *
- *   pnpm exec tsx bench/ann-recall-real.ts [--sets distinct,x22] [--scifact] [--product-only]
+ *   pnpm exec tsx bench/ann-recall-real.ts [--sets distinct,x22] [--scifact] [--product-only] [--nprobes 8,16,32,64] [--refine 0,5,10,20]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -40,9 +40,9 @@ import { argoCdPassages, argoCdQuestions, cachedModel, evalLadderVectors, passag
 const COPIES = 22;
 const K = 10;
 const BATCH = 5000;
-const NPROBES = [8, 16, 32, 64];
-/** 0: no refine step (ranked on the PQ codes alone). */
-const REFINE_FACTORS = [0, 5, 10, 20];
+/** The sweep's defaults (`--nprobes`, `--refine`); refine 0: no refine step (ranked on the PQ codes alone). */
+let NPROBES = [8, 16, 32, 64];
+let REFINE_FACTORS = [0, 5, 10, 20];
 const COLLECTION = 'bench';
 
 interface VectorSet {
@@ -61,7 +61,9 @@ interface Outcome {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { sets: { type: 'string', default: 'distinct,x22' }, scifact: { type: 'boolean', default: false }, 'product-only': { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { sets: { type: 'string', default: 'distinct,x22' }, scifact: { type: 'boolean', default: false }, 'product-only': { type: 'boolean', default: false }, nprobes: { type: 'string' }, refine: { type: 'string' } } });
+  if (values.nprobes) NPROBES = values.nprobes.split(',').map(Number);
+  if (values.refine) REFINE_FACTORS = values.refine.split(',').map(Number);
   const embedder = await cachedModel();
   const argo = await argoCdPassages();
   const argoVectors = (await passageVectors(embedder, argo.map((passage) => passage.text), 'argo-cd')).map((vector) => Float32Array.from(vector));

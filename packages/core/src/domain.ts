@@ -18,6 +18,21 @@ export interface Chunk {
    * the document on pages; [] when it did but found none for this chunk; absent for a document without pages.
    */
   pages?: readonly number[] | undefined;
+  /** Where on its pages the chunk's docling items lie (see PageBox); absent when the converter gave none. */
+  boxes?: readonly PageBox[] | undefined;
+}
+
+/**
+ * One docling item's box on a page: its provenance (docling_core's ProvenanceItem, `bbox` a BoundingBox),
+ * coordinates as docling gives them (PDF points for a PDF), `origin` its coord_origin.
+ */
+export interface PageBox {
+  page: number;
+  l: number;
+  t: number;
+  r: number;
+  b: number;
+  origin: 'TOPLEFT' | 'BOTTOMLEFT';
 }
 
 /** What identifies a version of a document, to skip unchanged ones on the next run. */
@@ -70,6 +85,8 @@ export interface SearchHit {
   fusionScore: number;
   /** See Chunk.pages: where a paged document's chunk lies; absent otherwise. */
   pages?: readonly number[] | undefined;
+  /** See Chunk.boxes; absent when unknown. */
+  boxes?: readonly PageBox[] | undefined;
   /** True when `score` is the reranker's (it runs only when the store returned more than k candidates). */
   reranked?: boolean;
   /** Its document's modified time, epoch seconds, when known: what a freshness boost applied after the rerank reads. */

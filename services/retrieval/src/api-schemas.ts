@@ -48,6 +48,10 @@ export const searchResponse = z.object({
       fusion_score: z.number(),
       text: z.string(),
       ...pageShape,
+      boxes: z
+        .array(z.object({ page: z.number().int().min(1), l: z.number(), t: z.number(), r: z.number(), b: z.number(), origin: z.enum(['TOPLEFT', 'BOTTOMLEFT']) }))
+        .optional()
+        .describe("where on its pages the passage's items lie, as docling-serve gives them (its prov bbox; PDF points for a PDF; origin is the corner y counts from); absent when unknown"),
       title: z.string().optional().describe("the document's title: its first H1, HTML <title> or docling's title, else the file name; absent for a document indexed before titles"),
     }),
   ),

@@ -1,6 +1,6 @@
-import type { PageStart } from '../converters/converter.ts';
+import type { ItemBoxes, PageStart } from '../converters/converter.ts';
 import type { Chunk } from '../domain.ts';
-import { pagesOfSpan, sourceOffset } from './pages.ts';
+import { boxesOfSpan, pagesOfSpan, sourceOffset } from './pages.ts';
 import { chunkId } from './chunk-id.ts';
 import { assertMarkdownWithinLimits } from './markdown-limits.ts';
 import { sectionText, splitMarkdownLayouts } from './markdown-sections.ts';
@@ -10,27 +10,31 @@ import { splitTextSpans, type SplitOptions } from './split-text.ts';
 
 /**
  * Sections by heading, then size-split per section; chunk_index counts across the whole document.
- * With the converter's page starts, each chunk gets the pages its text lies on (the heading prefix aside).
+ * With the converter's page starts, each chunk gets the pages its text lies on (the heading prefix aside);
+ * with its item boxes, the boxes of the items it holds.
  * The splitter measures LangChain's section text so chunk boundaries (and ids) stay the Python
  * pipeline's; the restored code indentation rides along without moving them. A document nested too
  * deep or with too long a line is refused before parsing (RAG_DOCUMENT_TOO_COMPLEX, see markdown-limits.ts).
  */
-export function chunkMarkdown(markdown: string, source: string, options: SplitOptions, pageStarts?: readonly PageStart[]): Chunk[] {
+export function chunkMarkdown(markdown: string, source: string, options: SplitOptions, pageStarts?: readonly PageStart[], itemBoxes?: readonly ItemBoxes[]): Chunk[] {
   assertMarkdownWithinLimits(markdown);
   const pieces = splitMarkdownLayouts(markdown).flatMap((layout) =>
     splitTextSpans(layout.langchainText, options).map(({ start, end }) => {
       const header = carriedTableHeader(layout.langchainText, start);
       const text = sectionText(layout, start, end);
-      const pages = pageStarts && pagesOfSpan(pageStarts, sourceOffset(layout.lineSources, start), sourceOffset(layout.lineSources, end - 1) + 1);
-      return { headingPath: layout.headingPath, text: header ? `${header}\n${text}` : text, pages };
+      const [from, to] = [sourceOffset(layout.lineSources, start), sourceOffset(layout.lineSources, end - 1) + 1];
+      const pages = pageStarts && pagesOfSpan(pageStarts, from, to);
+      const boxes = itemBoxes && boxesOfSpan(itemBoxes, from, to);
+      return { headingPath: layout.headingPath, text: header ? `${header}\n${text}` : text, pages, boxes };
     }),
   );
-  return pieces.map(({ headingPath, text, pages }, chunkIndex) => ({
+  return pieces.map(({ headingPath, text, pages, boxes }, chunkIndex) => ({
     id: chunkId(source, chunkIndex),
     source,
     headingPath,
     chunkIndex,
     text: prefixChunkText(source, headingPath, text),
     ...(pages ? { pages } : {}),
+    ...(boxes?.length ? { boxes } : {}),
   }));
 }

@@ -1,4 +1,5 @@
-import type { PageStart } from '../converters/converter.ts';
+import type { ItemBoxes, PageStart } from '../converters/converter.ts';
+import type { PageBox } from '../domain.ts';
 import type { LineSource } from './markdown-sections.ts';
 
 /** Offset in the Markdown of `offset` of a section's text, through the line it falls in. */
@@ -25,4 +26,18 @@ export function pagesOfSpan(pageStarts: readonly PageStart[], start: number, end
     if (offset < Math.max(end, start + 1) && next > start && pages.at(-1) !== page) pages.push(page);
   });
   return pages;
+}
+
+/**
+ * The boxes of the items the Markdown from `start` to `end` (exclusive) holds: every item whose range (its
+ * start up to the next item's) it overlaps, in order, each box once.
+ */
+export function boxesOfSpan(items: readonly ItemBoxes[], start: number, end: number): PageBox[] {
+  const boxes = new Map<string, PageBox>();
+  items.forEach(({ offset, boxes: itemBoxes }, index) => {
+    const next = items[index + 1]?.offset ?? Number.POSITIVE_INFINITY;
+    if (offset >= Math.max(end, start + 1) || next <= start) return;
+    for (const box of itemBoxes) boxes.set(JSON.stringify(box), box);
+  });
+  return [...boxes.values()];
 }

@@ -1,3 +1,5 @@
+import type { PageBox } from '../domain.ts';
+
 /** Turns a document's bytes into Markdown, keeping headings where the format has them. */
 export interface Converter {
   /** Lower-case extensions without the dot, e.g. ['pdf', 'docx']. */
@@ -19,6 +21,14 @@ export interface PagedMarkdown {
   markdown: string;
   /** Ascending by offset and by page; [] when the document has pages but none could be placed. */
   pages?: PageStart[] | undefined;
+  /** Where each item with boxes (a docling item) starts, ascending by offset; absent when the converter gives none. */
+  boxes?: ItemBoxes[] | undefined;
+}
+
+/** The boxes of an item starting at `offset` (a UTF-16 offset in the Markdown) and running up to the next one. */
+export interface ItemBoxes {
+  offset: number;
+  boxes: PageBox[];
 }
 
 /** The document as Markdown, with its page starts when the converter places it on pages. */

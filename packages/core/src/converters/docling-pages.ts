@@ -1,4 +1,5 @@
-import type { PagedMarkdown, PageStart } from './converter.ts';
+import type { ItemBoxes, PagedMarkdown, PageStart } from './converter.ts';
+import { boxesOf, type DoclingProvenance } from './docling-boxes.ts';
 
 /**
  * What docling-serve is asked to write between pages (`md_page_break_placeholder`, in docling-serve's
@@ -16,7 +17,7 @@ const KEY_LENGTH = 40;
 interface DoclingNode {
   self_ref?: string;
   text?: unknown;
-  prov?: Array<{ page_no?: unknown }> | null;
+  prov?: DoclingProvenance[] | null;
   content_layer?: unknown;
   /** RefItems: `{"$ref": "#/texts/3"}` as docling-serve sends them (docling_core's RefItem, `cref` aliased `$ref`). */
   children?: Array<{ $ref?: unknown; cref?: unknown }> | null;
@@ -27,7 +28,8 @@ interface DoclingNode {
  * The Markdown without its page-break placeholders, and where each page starts: at the line of the first
  * item of the body (a paragraph, heading, list item, table, picture) docling found on it, items being read in
  * the document's order (`body` and its groups, as docling_core's `iterate_items` does) from the JSON's
- * `prov[0].page_no` and located in the Markdown one after the other.
+ * `prov[0].page_no` and located in the Markdown one after the other. Each located item also brings its
+ * boxes (`prov[].bbox`), held from its start up to the next located item's.
  *
  * The placeholders alone do not place pages: docling writes a break when it reaches the first item of a
  * later page (docling_core/transforms/serializer/common.py, `_iterate_items`), but a group's items are
@@ -37,7 +39,7 @@ interface DoclingNode {
 export function placePages(markdownWithBreaks: string, document: unknown): PagedMarkdown {
   const { markdown, breaks } = removeBreaks(markdownWithBreaks);
   const located = locateItems(markdown, document);
-  if (located.length > 0) return { markdown, pages: pageStarts(located) };
+  if (located.length > 0) return { markdown, pages: pageStarts(located), ...itemBoxes(located) };
   return { markdown, pages: [0, ...breaks].map((offset, index) => ({ page: index + 1, offset })) };
 }
 
@@ -69,15 +71,27 @@ function pageStarts(located: Array<{ page: number; offset: number }>): PageStart
   return starts;
 }
 
+/** Every located item's boxes ([] for none, still ending the item before it); absent when no item has any. */
+function itemBoxes(located: readonly LocatedItem[]): { boxes?: ItemBoxes[] } {
+  const boxes = located.map(({ offset, item }) => ({ offset, boxes: boxesOf(item.prov) }));
+  return boxes.some((entry) => entry.boxes.length > 0) ? { boxes } : {};
+}
+
+interface LocatedItem {
+  page: number;
+  offset: number;
+  item: DoclingNode;
+}
+
 /** Each body item with a page, in reading order, at the start of the line where its text was found. */
-function locateItems(markdown: string, document: unknown): Array<{ page: number; offset: number }> {
-  const located: Array<{ page: number; offset: number }> = [];
+function locateItems(markdown: string, document: unknown): LocatedItem[] {
+  const located: LocatedItem[] = [];
   let cursor = 0;
   for (const item of bodyItems(document)) {
     const page = item.prov?.[0]?.page_no;
     const found = Number.isInteger(page) && (page as number) >= 1 ? findItem(markdown, item, cursor) : -1;
     if (found < 0) continue;
-    located.push({ page: page as number, offset: markdown.lastIndexOf('\n', found) + 1 });
+    located.push({ page: page as number, offset: markdown.lastIndexOf('\n', found) + 1, item });
     cursor = found + 1;
   }
   return located;

@@ -262,12 +262,12 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
   assertWithinSize(bytes.length, maxFileBytes);
   const contentHash = contentHashOf(bytes);
   if (checkChanges && previous.contentHash === contentHash) return keepContent(document, previous, run);
-  const { markdown, pages } = await inSpan('convert', { attributes: { 'rag.document.bytes': bytes.length } }, () => asDocumentFault(() => convertDocument(converter, bytes, document.uri, options.signal)));
+  const { markdown, pages, boxes } = await inSpan('convert', { attributes: { 'rag.document.bytes': bytes.length } }, () => asDocumentFault(() => convertDocument(converter, bytes, document.uri, options.signal)));
   // Converting held the event loop, and chunking holds it again: a timers turn lets the writing heartbeat (an
   // interval) and a SIGTERM in between; setImmediate would not wait for due timers.
   await nextTurn(0);
   options.signal?.throwIfAborted();
-  const chunks = await asDocumentFault(() => chunkMarkdown(markdown, document.uri, options.chunking, pages));
+  const chunks = await asDocumentFault(() => chunkMarkdown(markdown, document.uri, options.chunking, pages, boxes));
   summary.chunks += chunks.length;
   if (options.dryRun) {
     options.logger.info({ uri: document.uri, chunks: chunks.length }, 'dry run');

@@ -1,3 +1,4 @@
+import type { PageBox } from '../domain.ts';
 import { RaggedArray } from '../ragged-array.ts';
 
 /** What a hit shows of a chunk. */
@@ -9,14 +10,18 @@ export interface ChunkPayload {
   groups: readonly string[];
   /** See Chunk.pages; absent (or empty) for a chunk without pages. */
   pages?: readonly number[] | undefined;
+  /** See Chunk.boxes; absent for a chunk without boxes. */
+  boxes?: readonly PageBox[] | undefined;
 }
 
 /** A payload as it arrives: texts as strings (a write) or as the UTF-8 bytes a table column holds (a load). */
-export interface ChunkPayloadInput extends Omit<ChunkPayload, 'text' | 'headingPath' | 'pages'> {
+export interface ChunkPayloadInput extends Omit<ChunkPayload, 'text' | 'headingPath' | 'pages' | 'boxes'> {
   text: string | Uint8Array;
   headingPath: string | Uint8Array;
   /** A table column's row, or the chunk's own list. */
   pages?: ArrayLike<number> | undefined;
+  /** The chunk's own boxes, or a table column's row: their JSON as UTF-8 bytes. */
+  boxes?: readonly PageBox[] | Uint8Array | undefined;
 }
 
 /** ChunkPayloads.toSections: one row per id, in the ids' order, plus the interned sources and groups. */
@@ -30,6 +35,8 @@ export interface ChunkPayloadSections {
   groupsNumbers: Int32Array;
   pages: Uint32Array;
   pageStarts: Int32Array;
+  boxes: Uint8Array;
+  boxStarts: Int32Array;
   sources: string[];
   groupLists: string[][];
 }
@@ -51,6 +58,8 @@ export class ChunkPayloads {
   private headingPaths = new RaggedArray<Uint8Array<ArrayBufferLike>>(Uint8Array);
   /** Each row's pages, [] for a chunk without pages: most chunks of most collections, a few bytes each. */
   private pages = new RaggedArray<Uint32Array<ArrayBufferLike>>(Uint32Array);
+  /** Each row's boxes as JSON in UTF-8, empty for a chunk without boxes; parsed only for the hits shown. */
+  private boxes = new RaggedArray<Uint8Array<ArrayBufferLike>>(Uint8Array);
   private chunkIndexOfRow: number[] = [];
   private sourceOfRow: number[] = [];
   private groupsOfRow: number[] = [];
@@ -65,6 +74,7 @@ export class ChunkPayloads {
     payloads.texts = RaggedArray.fromSections(Uint8Array, sections.texts, sections.textStarts);
     payloads.headingPaths = RaggedArray.fromSections(Uint8Array, sections.headingPaths, sections.headingPathStarts);
     payloads.pages = RaggedArray.fromSections(Uint32Array, sections.pages, sections.pageStarts);
+    payloads.boxes = RaggedArray.fromSections(Uint8Array, sections.boxes, sections.boxStarts);
     payloads.chunkIndexOfRow = Array.from(sections.chunkIndexes);
     payloads.sourceOfRow = Array.from(sections.sourceNumbers);
     payloads.groupsOfRow = Array.from(sections.groupsNumbers);
@@ -87,6 +97,7 @@ export class ChunkPayloads {
     const texts = packed(this.texts, Uint8Array);
     const headingPaths = packed(this.headingPaths, Uint8Array);
     const pages = packed(this.pages, Uint32Array);
+    const boxes = packed(this.boxes, Uint8Array);
     return {
       texts: texts.values,
       textStarts: texts.starts,
@@ -97,6 +108,8 @@ export class ChunkPayloads {
       groupsNumbers: pick(this.groupsOfRow),
       pages: pages.values,
       pageStarts: pages.starts,
+      boxes: boxes.values,
+      boxStarts: boxes.starts,
       sources: this.sources.all(),
       groupLists: this.groupLists.all().map((groups) => [...groups]),
     };
@@ -106,6 +119,7 @@ export class ChunkPayloads {
     const row = this.texts.push(asBytes(payload.text));
     this.headingPaths.push(asBytes(payload.headingPath));
     this.pages.push(payload.pages ?? []);
+    this.boxes.push(boxesBytes(payload.boxes));
     this.chunkIndexOfRow.push(payload.chunkIndex);
     this.sourceOfRow.push(this.sources.numberOf(payload.source));
     this.groupsOfRow.push(this.groupLists.numberOf(payload.groups));
@@ -122,6 +136,7 @@ export class ChunkPayloads {
       text: decoder.decode(this.texts.at(row)),
       groups: this.groupLists.value(this.groupsOfRow[row]!),
       ...(this.pages.at(row).length > 0 ? { pages: Array.from(this.pages.at(row)) } : {}),
+      ...(this.boxes.at(row).length > 0 ? { boxes: JSON.parse(decoder.decode(this.boxes.at(row))) as PageBox[] } : {}),
     };
   }
 
@@ -167,7 +182,13 @@ export class ChunkPayloads {
     this.texts.trimToSize();
     this.headingPaths.trimToSize();
     this.pages.trimToSize();
+    this.boxes.trimToSize();
   }
+}
+
+function boxesBytes(boxes: readonly PageBox[] | Uint8Array | undefined): Uint8Array {
+  if (boxes instanceof Uint8Array) return boxes;
+  return boxes?.length ? encoder.encode(JSON.stringify(boxes)) : new Uint8Array(0);
 }
 
 function asBytes(text: string | Uint8Array): Uint8Array {

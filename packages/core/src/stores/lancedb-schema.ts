@@ -17,6 +17,7 @@ export function chunkTableSchema(dimension: number | null): Schema {
     new Field(CONTEXT_COLUMN, new Utf8(), true),
     new Field(METADATA_COLUMN, new Utf8(), true),
     new Field(PAGES_COLUMN, new List(new Field('item', new Int32(), true)), true),
+    new Field(BOXES_COLUMN, new Utf8(), true),
     new Field('sparse_indices', new List(new Field('item', new Uint32(), true)), false),
     // Qdrant stores sparse values as float32; so do we, so that both modes score alike.
     new Field('sparse_values', new List(new Field('item', new Float32(), true)), false),
@@ -53,6 +54,13 @@ export const METADATA_COLUMN_SQL = "arrow_cast(NULL, 'Utf8')";
 export const PAGES_COLUMN = 'pages';
 export const PAGES_COLUMN_SQL = "arrow_cast(NULL, 'List(Int32)')";
 
+/**
+ * The chunk's boxes (Chunk.boxes) as a JSON array; null for a chunk without any, and on every row of a table
+ * made before boxes existed: unknown, and nothing is converted again for them.
+ */
+export const BOXES_COLUMN = 'boxes';
+export const BOXES_COLUMN_SQL = "arrow_cast(NULL, 'Utf8')";
+
 function groupsType(): List<Utf8> {
   return new List(new Field('item', new Utf8(), true));
 }
@@ -71,6 +79,7 @@ export interface ChunkRow extends Record<string, unknown> {
   context: string;
   metadata: string | null;
   pages: number[] | null;
+  boxes: string | null;
   sparse_indices: number[];
   sparse_values: number[];
   dense?: number[];
@@ -90,6 +99,7 @@ export function toChunkRow(chunk: IndexedChunk, withDense: boolean): ChunkRow {
     context: chunk.context ?? '',
     metadata: chunk.metadata ? metadataKey(chunk.metadata) : null,
     pages: chunk.pages ? [...chunk.pages] : null,
+    boxes: chunk.boxes?.length ? JSON.stringify(chunk.boxes) : null,
     sparse_indices: chunk.sparse.indices,
     sparse_values: chunk.sparse.values,
   };

@@ -7,7 +7,7 @@ import { SparseIndex, type SparseIndexSections, type SparseMatch } from '../spar
 import { RaggedArray } from '../ragged-array.ts';
 import { columnOf, StringListColumn, VariableWidthColumn } from './arrow-columns.ts';
 import { ChunkPayloads, type ChunkPayload, type ChunkPayloadSections } from './chunk-payloads.ts';
-import { GROUPS_COLUMN, METADATA_COLUMN, PAGES_COLUMN } from './lancedb-schema.ts';
+import { BOXES_COLUMN, GROUPS_COLUMN, METADATA_COLUMN, PAGES_COLUMN } from './lancedb-schema.ts';
 import { metadataFromKey, metadataKey, type DocumentMetadata } from '../search-filter/document-metadata.ts';
 import { documentMatcher } from '../search-filter/filter-match.ts';
 import { isEmptyFilter, type SearchFilter } from '../search-filter/search-controls.ts';
@@ -29,10 +29,10 @@ interface SavedViewMeta {
 
 type ChunkPayloadArrays = Omit<ChunkPayloadSections, 'sources' | 'groupLists'>;
 const SPARSE_SECTIONS = ['terms', 'listStarts', 'slots', 'weights', 'slotTerms', 'slotTermStarts'] as const;
-const PAYLOAD_SECTIONS = ['texts', 'textStarts', 'headingPaths', 'headingPathStarts', 'chunkIndexes', 'sourceNumbers', 'groupsNumbers', 'pages', 'pageStarts'] as const;
+const PAYLOAD_SECTIONS = ['texts', 'textStarts', 'headingPaths', 'headingPathStarts', 'chunkIndexes', 'sourceNumbers', 'groupsNumbers', 'pages', 'pageStarts', 'boxes', 'boxStarts'] as const;
 
 /** Bumped whenever the saved layout changes: an older file is then ignored and rewritten by the next ingest. */
-const SAVED_VIEW_FORMAT = 3;
+const SAVED_VIEW_FORMAT = 4;
 
 const VIEW_COLUMNS = ['id', 'source', 'heading_path', 'chunk_index', 'text', 'sparse_indices', 'sparse_values'];
 
@@ -99,9 +99,9 @@ export class LanceDbSearchView {
   }
 
   /** Builds the view from the table's columns, batch by batch. */
-  static async scan(table: Table, { tableId, version }: TableSnapshot, hasGroupsColumn: boolean, hasMetadataColumn = false, hasPagesColumn = false): Promise<LanceDbSearchView> {
+  static async scan(table: Table, { tableId, version }: TableSnapshot, hasGroupsColumn: boolean, hasMetadataColumn = false, hasPagesColumn = false, hasBoxesColumn = false): Promise<LanceDbSearchView> {
     const view = new LanceDbSearchView(tableId, version);
-    const columns = [...VIEW_COLUMNS, ...(hasGroupsColumn ? [GROUPS_COLUMN] : []), ...(hasMetadataColumn ? [METADATA_COLUMN] : []), ...(hasPagesColumn ? [PAGES_COLUMN] : [])];
+    const columns = [...VIEW_COLUMNS, ...(hasGroupsColumn ? [GROUPS_COLUMN] : []), ...(hasMetadataColumn ? [METADATA_COLUMN] : []), ...(hasPagesColumn ? [PAGES_COLUMN] : []), ...(hasBoxesColumn ? [BOXES_COLUMN] : [])];
     for await (const batch of table.query().select(columns)) {
       const [ids, sources, chunkIndexes] = ['id', 'source', 'chunk_index'].map((name) => columnOf(batch, name));
       const groups = hasGroupsColumn ? new StringListColumn(batch, GROUPS_COLUMN) : undefined;
@@ -111,6 +111,7 @@ export class LanceDbSearchView {
       const sparseIndices = new VariableWidthColumn<Uint32Array>(batch, 'sparse_indices');
       const sparseValues = new VariableWidthColumn<Float32Array>(batch, 'sparse_values');
       const pages = hasPagesColumn ? pagesColumn(batch) : undefined;
+      const boxes = hasBoxesColumn ? new VariableWidthColumn<Uint8Array>(batch, BOXES_COLUMN) : undefined;
       for (let row = 0; row < batch.numRows; row++) {
         const id = ids!.get(row) as string;
         view.sparseIndex.upsert(id, { indices: sparseIndices.row(row), values: sparseValues.row(row) });
@@ -121,6 +122,8 @@ export class LanceDbSearchView {
           text: texts.row(row),
           groups: normalizeGroups(groups?.row(row) ?? []),
           pages: pages?.(row),
+          // A null row reads as no bytes: a chunk without boxes.
+          boxes: boxes?.row(row),
         });
         const documentMetadata = metadataFromKey(metadata?.get(row) as string | null | undefined);
         if (documentMetadata) view.metadataBySource.set(sources!.get(row) as string, documentMetadata);
@@ -171,10 +174,10 @@ export class LanceDbSearchView {
   toHit(id: string, score: number): SearchHit {
     const payload = this.payloads.get(id);
     if (!payload) throw new RagError('RAG_INTERNAL', `chunk ${id} is indexed but has no payload`);
-    const { source, headingPath, chunkIndex, text, pages } = payload;
+    const { source, headingPath, chunkIndex, text, pages, boxes } = payload;
     const metadata = this.metadataBySource.get(source);
     const title = metadata?.title === undefined ? {} : { title: metadata.title };
-    return { id, source, headingPath, chunkIndex, text, score, fusionScore: score, ...(pages ? { pages } : {}), modifiedAt: metadata?.modifiedAt, ...title };
+    return { id, source, headingPath, chunkIndex, text, score, fusionScore: score, ...(pages ? { pages } : {}), ...(boxes ? { boxes } : {}), modifiedAt: metadata?.modifiedAt, ...title };
   }
 
   /** The modified time of the chunk's document (what a freshness boost reads), when known. */
@@ -191,8 +194,8 @@ export class LanceDbSearchView {
 
   remember(chunk: IndexedChunk): void {
     this.sparseIndex.upsert(chunk.id, chunk.sparse);
-    const { source, headingPath, chunkIndex, text, groups, pages } = chunk;
-    this.payloads.set(chunk.id, { source, headingPath, chunkIndex, text, groups, pages });
+    const { source, headingPath, chunkIndex, text, groups, pages, boxes } = chunk;
+    this.payloads.set(chunk.id, { source, headingPath, chunkIndex, text, groups, pages, boxes });
     this.setMetadata(source, chunk.metadata);
   }
 

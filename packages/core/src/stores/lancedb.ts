@@ -11,7 +11,7 @@ import { fuseHybrid, QDRANT_RRF_K, reciprocalRankFusion, type FusedMatch } from 
 import { rescoreByFreshness } from '../fusion/freshness-rescore.ts';
 import { columnOf, StringListColumn } from './arrow-columns.ts';
 import { assertSameContext, UNRECORDED_NON_EMPTY } from './context-lock.ts';
-import { chunkTableSchema, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, GROUPS_COLUMN, GROUPS_COLUMN_SQL, METADATA_COLUMN, METADATA_COLUMN_SQL, PAGES_COLUMN, PAGES_COLUMN_SQL, toChunkRow } from './lancedb-schema.ts';
+import { chunkTableSchema, CONTEXT_COLUMN, CONTEXT_COLUMN_SQL, GROUPS_COLUMN, GROUPS_COLUMN_SQL, METADATA_COLUMN, METADATA_COLUMN_SQL, PAGES_COLUMN, PAGES_COLUMN_SQL, BOXES_COLUMN, BOXES_COLUMN_SQL, toChunkRow } from './lancedb-schema.ts';
 import { metadataFromKey, metadataKey, type DocumentMetadata } from '../search-filter/document-metadata.ts';
 import { addChunkToDocuments } from './indexed-documents.ts';
 import { DEFAULT_ANN_MIN_ROWS, ensureAnnIndex } from './lancedb-ann-index.ts';
@@ -62,6 +62,8 @@ export class LanceDbStore implements VectorStore {
   private hasMetadataColumn = true;
   /** False only for a table older than page numbers opened by a dry run: no chunk then has pages. */
   private hasPagesColumn = true;
+  /** False only for a table older than boxes opened by a dry run or a server: no chunk then has boxes. */
+  private hasBoxesColumn = true;
 
   readonly bm25Language: Bm25Language;
 
@@ -108,6 +110,9 @@ export class LanceDbStore implements VectorStore {
     // Null on every existing row: the next ingest converts the PDF and PPTX documents again for their pages.
     await this.addColumnIfMissing(this.table, PAGES_COLUMN, PAGES_COLUMN_SQL, create);
     this.hasPagesColumn = (await this.table.schema()).fields.some((field) => field.name === PAGES_COLUMN);
+    // Null on every existing row: boxes unknown; nothing is converted again for them.
+    await this.addColumnIfMissing(this.table, BOXES_COLUMN, BOXES_COLUMN_SQL, create);
+    this.hasBoxesColumn = (await this.table.schema()).fields.some((field) => field.name === BOXES_COLUMN);
     if (options.context) await this.checkContext(this.table, options.context, lock, create);
   }
 
@@ -206,8 +211,8 @@ export class LanceDbStore implements VectorStore {
     return ids.flatMap((id) => {
       const payload = view.visibleChunk(id, callerGroups);
       if (!payload) return [];
-      const { source, headingPath, chunkIndex, text, pages } = payload;
-      return [{ id, source, headingPath, chunkIndex, text, ...(pages ? { pages } : {}) }];
+      const { source, headingPath, chunkIndex, text, pages, boxes } = payload;
+      return [{ id, source, headingPath, chunkIndex, text, ...(pages ? { pages } : {}), ...(boxes ? { boxes } : {}) }];
     });
   }
 
@@ -220,7 +225,7 @@ export class LanceDbStore implements VectorStore {
     const snapshot = { tableId: this.recorded?.tableId, version: await table.version() };
     if (await LanceDbSearchView.isSaved(this.viewFile, snapshot)) return undefined;
     const held = this.view && isSameTable(this.view.snapshot, snapshot) && this.view.version === snapshot.version ? this.view : undefined;
-    const view = held ?? (await LanceDbSearchView.scan(table, snapshot, this.hasGroupsColumn, this.hasMetadataColumn, this.hasPagesColumn));
+    const view = held ?? (await LanceDbSearchView.scan(table, snapshot, this.hasGroupsColumn, this.hasMetadataColumn, this.hasPagesColumn, this.hasBoxesColumn));
     await view.saveTo(this.viewFile);
     return `search view saved for table version ${snapshot.version}`;
   }
@@ -330,7 +335,7 @@ export class LanceDbStore implements VectorStore {
     const saved = await LanceDbSearchView.readSaved(this.viewFile, snapshot);
     if (saved) return saved;
     const pinned = await this.pinned.at(snapshot).catch(() => table);
-    const scanned = await LanceDbSearchView.scan(pinned, snapshot, this.hasGroupsColumn, this.hasMetadataColumn, this.hasPagesColumn);
+    const scanned = await LanceDbSearchView.scan(pinned, snapshot, this.hasGroupsColumn, this.hasMetadataColumn, this.hasPagesColumn, this.hasBoxesColumn);
     scanned.trimToSize();
     return scanned;
   }

@@ -16,7 +16,7 @@
  */
 import { QdrantClient, QdrantClientResourceExhaustedError, QdrantClientTimeoutError, QdrantClientUnexpectedResponseError } from '@qdrant/js-client-rest';
 import { normalizeGroups } from '../access/groups.ts';
-import type { Chunk, ContextLock, EmbeddingModelLock, IndexedChunk, IndexedDocument, SearchHit, SparseVector } from '../domain.ts';
+import type { Chunk, ContextLock, EmbeddingModelLock, IndexedChunk, IndexedDocument, PageBox, SearchHit, SparseVector } from '../domain.ts';
 import { RagError } from '../errors.ts';
 import { isPlainRrf, QDRANT_RRF_K, type RrfParameters } from '../fusion/rrf.ts';
 import {
@@ -80,6 +80,8 @@ interface ChunkPayload {
   context: string;
   /** Its pages or slides (Chunk.pages), [] included; absent for a document without pages and on points written before pages existed. */
   pages?: number[];
+  /** Its boxes (Chunk.boxes); absent for a chunk without any and on points written before boxes existed. */
+  boxes?: PageBox[];
 }
 
 interface ScoredPoint {
@@ -101,6 +103,9 @@ const LANGUAGE_KEY = 'bm25_language';
 const GROUPS = 'groups';
 /** Payload key of a chunk's pages (a JSON array of integers): only returned, never filtered on, so it has no index. */
 const PAGES = 'pages';
+/** Payload key of a chunk's boxes (a JSON array of PageBox objects): only returned, never filtered on. */
+const BOXES = 'boxes';
+const BOX_ORIGINS: ReadonlySet<unknown> = new Set(['TOPLEFT', 'BOTTOMLEFT']);
 const SCROLL_PAGE = 512;
 /** The most distinct sources a `source` glob is resolved against (one facet call); a larger collection needs a prefix layout. */
 const MAX_FACET_SOURCES = 100_000;
@@ -222,8 +227,8 @@ export class QdrantStore implements VectorStore {
     const filter = { must: [{ has_id: [...ids] }, visibilityFilter(visibleGroups)] };
     const page = await this.run(() => this.client.scroll(this.collection, { filter, limit: ids.length, with_payload: true, with_vector: false }), signal);
     return page.points.map((point) => {
-      const { id, source, headingPath, chunkIndex, text, pages } = toSearchHit({ id: point.id, score: 0, payload: point.payload ?? null });
-      return { id, source, headingPath, chunkIndex, text, ...(pages ? { pages } : {}) };
+      const { id, source, headingPath, chunkIndex, text, pages, boxes } = toSearchHit({ id: point.id, score: 0, payload: point.payload ?? null });
+      return { id, source, headingPath, chunkIndex, text, ...(pages ? { pages } : {}), ...(boxes ? { boxes } : {}) };
     });
   }
 
@@ -393,6 +398,7 @@ function toPoint(chunk: IndexedChunk) {
     groups: [...chunk.groups],
     context: chunk.context ?? '',
     ...(chunk.pages ? { [PAGES]: [...chunk.pages] } : {}),
+    ...(chunk.boxes?.length ? { [BOXES]: [...chunk.boxes] } : {}),
   };
   const vector = {
     ...(chunk.dense ? { [DENSE]: chunk.dense } : {}),
@@ -479,6 +485,7 @@ function toSearchHit(point: ScoredPoint): SearchHit {
     score: point.score,
     fusionScore: point.score,
     ...pagesOfPayload(payload),
+    ...boxesOfPayload(payload),
     modifiedAt: modifiedAtOfPayload(payload),
     ...(typeof payload.title === 'string' ? { title: payload.title } : {}),
   };
@@ -489,6 +496,19 @@ function addToDocuments(documents: Map<string, IndexedDocument>, id: string, pay
   const groups = Array.isArray(payload.groups) ? normalizeGroups(payload.groups.filter((group): group is string => typeof group === 'string')) : [];
   const index = Number.isInteger(payload.chunk_index) ? (payload.chunk_index as number) : undefined;
   addChunkToDocuments(documents, stringField(payload.source), { id, index, pagesRecorded: Array.isArray(payload[PAGES]) }, { contentHash: stringField(payload.content_hash), sourceVersion }, groups, metadataOfPayload(payload));
+}
+
+/** A hit's boxes from its payload; none when absent, empty or not a list of boxes (a point written by other tools). */
+function boxesOfPayload(payload: Record<string, unknown>): { boxes?: PageBox[] } {
+  const boxes = payload[BOXES];
+  if (!Array.isArray(boxes) || boxes.length === 0 || !boxes.every(isPageBox)) return {};
+  return { boxes: boxes as PageBox[] };
+}
+
+function isPageBox(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const { page, l, t, r, b, origin } = value as Record<string, unknown>;
+  return Number.isInteger(page) && (page as number) >= 1 && [l, t, r, b].every((coordinate) => typeof coordinate === 'number') && BOX_ORIGINS.has(origin);
 }
 
 /** A hit's pages from its payload; none when absent, empty or not a list of page numbers (a point written by other tools). */

@@ -10,8 +10,14 @@ import { converted, FakeDoclingServer, type DoclingAnswer } from './fake-docling
  * (docling_core/transforms/serializer/common.py, `_iterate_items`), its JSON each item's `prov[].page_no`.
  */
 const ANSWER = JSON.parse(await readFile(new URL('../fixtures/pages/docling-answer.json', import.meta.url), 'utf8')) as {
-  document: { md_content: string; json_content: { texts: Array<{ text: string; content_layer: string; prov: Array<{ page_no: number }> }> } };
+  document: { md_content: string; json_content: { texts: Array<{ text: string; content_layer: string; prov: Provenance[] }>; pictures: Array<{ prov: Provenance[] }> } };
 };
+
+/** docling_core's ProvenanceItem (types/doc/common/reference.py), its bbox a BoundingBox (types/doc/base.py). */
+interface Provenance {
+  page_no: number;
+  bbox: { l: number; t: number; r: number; b: number; coord_origin: 'TOPLEFT' | 'BOTTOMLEFT' };
+}
 
 /** docling's own conversion of a four-slide deck (slide 3 empty, slide 4 untitled): see make-docling-answer.py. */
 const PPTX_ANSWER = JSON.parse(await readFile(new URL('../fixtures/pages/docling-pptx-answer.json', import.meta.url), 'utf8')) as { document: { md_content: string } };
@@ -70,6 +76,26 @@ describe('docling-serve page numbers', () => {
     }
     // The Lubrication section runs from the list on page 2 to the text on page 3.
     expect(chunks.map((chunk) => chunk.pages)).toEqual([[1], [2, 3], [5]]);
+  });
+
+  it('gives each chunk the boxes of the docling items its text holds: each item\'s prov page and bbox', async () => {
+    const { converter } = await converterAnswering({ status: 200, body: ANSWER });
+    const { markdown, pages, boxes } = await converter.toPagedMarkdown(Buffer.from('%PDF-1.7'), 'pump-station.pdf');
+
+    const chunks = chunkMarkdown(markdown, 'pump-station.pdf', { chunkSize: 1200, chunkOverlap: 200 }, pages, boxes);
+
+    const { texts, pictures } = ANSWER.document.json_content;
+    const bodyTexts = texts.filter((item) => item.content_layer === 'body');
+    const boxesOf = (prov: Provenance[]) => prov.map(({ page_no, bbox: { l, t, r, b, coord_origin } }) => ({ page: page_no, l, t, r, b, origin: coord_origin }));
+    for (const chunk of chunks) {
+      const body = chunk.text.slice(chunk.text.indexOf('\n\n') + 2);
+      // Items in document order: the one picture (written as docling's image placeholder) follows the texts of its page.
+      const held = [...bodyTexts.filter((item) => body.includes(item.text)), ...pictures.filter(() => body.includes('<!-- image -->'))];
+      expect(chunk.boxes, chunk.headingPath).toEqual(held.flatMap((item) => boxesOf(item.prov)));
+    }
+    // A paragraph; two list items, a paragraph and a picture; a paragraph. The headings are in the chunks'
+    // heading paths, not their text, and place no box, as they place no page.
+    expect(chunks.map((chunk) => chunk.boxes!.map((box) => `${box.page}@${box.t}`))).toEqual([['1@200'], ['2@200', '2@260', '3@100', '3@300'], ['5@200']]);
   });
 
   it('places a PPTX\'s slides by their items, though docling writes each break after the slide it should precede', async () => {

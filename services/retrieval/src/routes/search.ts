@@ -13,6 +13,7 @@ export function toSearchResult(hit: SearchHit) {
     fusion_score: hit.fusionScore,
     text: hit.text,
     ...pageFields(hit.pages),
+    ...(hit.boxes?.length ? { boxes: hit.boxes } : {}),
     ...(hit.title === undefined ? {} : { title: hit.title }),
   };
 }

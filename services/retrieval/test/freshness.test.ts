@@ -4,14 +4,11 @@
  * wording it closer to the question so that it ranks first; `freshness` puts the newer one first on /search, /chat,
  * /v1/chat/completions and the MCP tools, and a malformed `freshness` is a 400 naming the field.
  */
-import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProductionStack } from './production-stack.ts';
-import { postJson, startTestStack } from './test-stack.ts';
+import { describe, expect, it } from 'vitest';
+import { storesOver, useCorpusFolder, useStack, useStackWithMcp } from './corpus-stacks.ts';
+import { postJson } from './test-stack.ts';
 
 const QUESTION = 'How many vacation days do employees get per year?';
 const OLD = 'policy/vacation-2024.md';
@@ -32,33 +29,10 @@ async function writeCorpus(folder: string): Promise<void> {
   await utimes(join(folder, OLD), old, old);
 }
 
-interface Stack {
-  baseUrl: string;
-  close(): Promise<void>;
-}
+const folder = useCorpusFolder('rag-freshness-', writeCorpus);
 
-let folder = '';
-
-beforeAll(async () => {
-  folder = await mkdtemp(join(tmpdir(), 'rag-freshness-'));
-  await writeCorpus(folder);
-});
-
-afterAll(async () => {
-  await rm(folder, { recursive: true, force: true });
-});
-
-const stacks: Array<[string, () => Promise<Stack>]> = [
-  ['LanceDB', () => startTestStack({ folder })],
-  ['Qdrant', () => startProductionStack({ folder })],
-];
-
-describe.each(stacks)('freshness on /search (%s)', (_, start) => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await start();
-  }, 60_000);
-  afterAll(async () => stack?.close());
+describe.each(storesOver(folder))('freshness on /search (%s)', (_, start) => {
+  const stack = useStack(start);
 
   const search = async (body: Record<string, unknown>) => {
     const response = await postJson(stack.baseUrl, '/search', { query: QUESTION, k: 3, ...body });
@@ -103,17 +77,7 @@ describe.each(stacks)('freshness on /search (%s)', (_, start) => {
 });
 
 describe('freshness on /chat, /v1/chat/completions and the MCP tools', () => {
-  let stack: Stack;
-  let mcp: Client;
-  beforeAll(async () => {
-    stack = await startTestStack({ folder });
-    mcp = new Client({ name: 'freshness-test', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`)));
-  }, 60_000);
-  afterAll(async () => {
-    await mcp?.close();
-    await stack?.close();
-  });
+  const stack = useStackWithMcp(folder, 'freshness-test');
 
   it('/chat cites the newer version first, and refuses a bad freshness', async () => {
     const plain = await postJson(stack.baseUrl, '/chat', { query: QUESTION });
@@ -139,11 +103,11 @@ describe('freshness on /chat, /v1/chat/completions and the MCP tools', () => {
 
   it('the MCP search and ask tools take it', async () => {
     type Passages = { structuredContent: { passages: Array<{ source: string }> } };
-    const plain = (await mcp.callTool({ name: 'search', arguments: { query: QUESTION, k: 3 } })) as unknown as Passages;
+    const plain = (await stack.mcp.callTool({ name: 'search', arguments: { query: QUESTION, k: 3 } })) as unknown as Passages;
     expect(plain.structuredContent.passages[0]!.source).toBe(OLD);
-    const fresh = (await mcp.callTool({ name: 'search', arguments: { query: QUESTION, k: 3, freshness: BOOST } })) as unknown as Passages;
+    const fresh = (await stack.mcp.callTool({ name: 'search', arguments: { query: QUESTION, k: 3, freshness: BOOST } })) as unknown as Passages;
     expect(fresh.structuredContent.passages[0]!.source).toBe(NEW);
-    const asked = (await mcp.callTool({ name: 'ask', arguments: { question: QUESTION, freshness: BOOST } })) as unknown as { structuredContent: { citations: Array<{ source: string }> } };
+    const asked = (await stack.mcp.callTool({ name: 'ask', arguments: { question: QUESTION, freshness: BOOST } })) as unknown as { structuredContent: { citations: Array<{ source: string }> } };
     expect(asked.structuredContent.citations[0]!.source).toBe(NEW);
   });
 });

@@ -4,14 +4,11 @@
  * the top k with matching passages, `max_per_source` spreads the results over documents, and a malformed control
  * is a 400 naming the field.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProductionStack } from './production-stack.ts';
-import { postJson, startTestStack } from './test-stack.ts';
+import { describe, expect, it } from 'vitest';
+import { storesOver, useCorpusFolder, useStack, useStackWithMcp } from './corpus-stacks.ts';
+import { postJson } from './test-stack.ts';
 
 const QUESTION = 'How do I roll back a deployment?';
 
@@ -27,33 +24,10 @@ async function writeCorpus(folder: string): Promise<void> {
   await writeFile(join(folder, '.rag-metadata.yaml'), 'rules:\n  - path: "ops/**"\n    fields: {team: platform}\n  - path: "ops/checklist.md"\n    fields: {tier: gold}\n  - path: "team/**"\n    fields: {team: docs}\n');
 }
 
-interface Stack {
-  baseUrl: string;
-  close(): Promise<void>;
-}
+const folder = useCorpusFolder('rag-search-controls-', writeCorpus);
 
-let folder = '';
-
-beforeAll(async () => {
-  folder = await mkdtemp(join(tmpdir(), 'rag-search-controls-'));
-  await writeCorpus(folder);
-});
-
-afterAll(async () => {
-  await rm(folder, { recursive: true, force: true });
-});
-
-const stacks: Array<[string, () => Promise<Stack>]> = [
-  ['LanceDB', () => startTestStack({ folder })],
-  ['Qdrant', () => startProductionStack({ folder })],
-];
-
-describe.each(stacks)('search controls on /search (%s)', (_, start) => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await start();
-  }, 60_000);
-  afterAll(async () => stack?.close());
+describe.each(storesOver(folder))('search controls on /search (%s)', (_, start) => {
+  const stack = useStack(start);
 
   const search = async (body: Record<string, unknown>) => {
     const response = await postJson(stack.baseUrl, '/search', { query: QUESTION, k: 5, ...body });
@@ -94,17 +68,7 @@ describe.each(stacks)('search controls on /search (%s)', (_, start) => {
 });
 
 describe('the same controls on /chat, /v1/chat/completions and the MCP tools', () => {
-  let stack: Stack;
-  let mcp: Client;
-  beforeAll(async () => {
-    stack = await startTestStack({ folder });
-    mcp = new Client({ name: 'search-controls-test', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`)));
-  }, 60_000);
-  afterAll(async () => {
-    await mcp?.close();
-    await stack?.close();
-  });
+  const stack = useStackWithMcp(folder, 'search-controls-test');
 
   const docsOnly = { meta: { team: 'docs' } };
   const sourcesOf = (items: Array<{ source: string }>) => new Set(items.map((item) => item.source));
@@ -131,12 +95,12 @@ describe('the same controls on /chat, /v1/chat/completions and the MCP tools', (
   });
 
   it('the MCP search and ask tools take filter and max_per_source', async () => {
-    const searched = (await mcp.callTool({ name: 'search', arguments: { query: QUESTION, k: 5, max_per_source: 1 } })) as unknown as { structuredContent: { passages: Array<{ source: string }> } };
+    const searched = (await stack.mcp.callTool({ name: 'search', arguments: { query: QUESTION, k: 5, max_per_source: 1 } })) as unknown as { structuredContent: { passages: Array<{ source: string }> } };
     expect(searched.structuredContent.passages).toHaveLength(4);
     expect(sourcesOf(searched.structuredContent.passages).size).toBe(4);
-    const filtered = (await mcp.callTool({ name: 'search', arguments: { query: QUESTION, filter: { source: 'team/**' } } })) as unknown as { structuredContent: { passages: Array<{ source: string }> } };
+    const filtered = (await stack.mcp.callTool({ name: 'search', arguments: { query: QUESTION, filter: { source: 'team/**' } } })) as unknown as { structuredContent: { passages: Array<{ source: string }> } };
     expect(sourcesOf(filtered.structuredContent.passages)).toEqual(new Set(['team/notes.md', 'team/faq.markdown']));
-    const asked = (await mcp.callTool({ name: 'ask', arguments: { question: 'Who approves a deployment?', filter: { source: 'ops/**' } } })) as unknown as { structuredContent: { citations: Array<{ source: string }> } };
+    const asked = (await stack.mcp.callTool({ name: 'ask', arguments: { question: 'Who approves a deployment?', filter: { source: 'ops/**' } } })) as unknown as { structuredContent: { citations: Array<{ source: string }> } };
     expect([...sourcesOf(asked.structuredContent.citations)].every((source) => source.startsWith('ops/'))).toBe(true);
   });
 });

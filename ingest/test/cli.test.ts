@@ -1,22 +1,13 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeGcsServer } from '../../packages/core/test/ingest/fake-gcs-server.ts';
 import { corruptPdf } from '../../packages/core/test/ingest/fixture-documents.ts';
 import { guide, makeCorpus } from '../../packages/core/test/ingest/fixture-folder.ts';
+import { runIngestCli, type CliRun } from './ingest-cli.ts';
 
-const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  lastLine: string;
-}
 
 let dataDir: string;
 let corpus: Awaited<ReturnType<typeof makeCorpus>>;
@@ -31,21 +22,8 @@ afterEach(async () => {
   await corpus.remove();
 });
 
-/** `pnpm ingest ARGS` as a user runs it, on the embedded default (LanceDB, no services). */
 function ingestCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('pnpm', ['exec', 'tsx', 'ingest/src/cli.ts', ...args], {
-      cwd: repositoryRoot,
-      env: { ...process.env, RAG_DATA_DIR: dataDir, LOG_LEVEL: 'warn', QDRANT_URL: '', EMBED_URL: '', EMBED_MODEL: '', DOCLING_URL: '', GCS_BUCKET: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (part: Buffer) => (stdout += part.toString()));
-    child.stderr.on('data', (part: Buffer) => (stderr += part.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr, lastLine: stdout.trimEnd().split('\n').at(-1) ?? '' }));
-  });
+  return runIngestCli(dataDir, args, env);
 }
 
 function searchViewFile(): string {

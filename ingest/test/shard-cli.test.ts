@@ -4,17 +4,15 @@
  * (https://kubernetes.io/docs/tasks/job/indexed-parallel-processing-static/: "the control plane
  * automatically sets the downward API to expose the index in the JOB_COMPLETION_INDEX environment variable").
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { inShard, loadConfig } from '@rag/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guide } from '../../packages/core/test/ingest/fixture-folder.ts';
 import { shardOption } from '../src/shard-option.ts';
+import { runIngestCli, type CliRun } from './ingest-cli.ts';
 
-const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 const NAMES = Array.from({ length: 8 }, (_, index) => `page-${index}.md`);
 
 let dataDir: string;
@@ -31,20 +29,8 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-function ingestCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('pnpm', ['exec', 'tsx', 'ingest/src/cli.ts', ...args], {
-      cwd: repositoryRoot,
-      env: { ...process.env, RAG_DATA_DIR: dataDir, LOG_LEVEL: 'warn', QDRANT_URL: '', EMBED_URL: '', EMBED_MODEL: '', DOCLING_URL: '', GCS_BUCKET: '', INGEST_SHARDS: '', JOB_COMPLETION_INDEX: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (part: Buffer) => (stdout += part.toString()));
-    child.stderr.on('data', (part: Buffer) => (stderr += part.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function ingestCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runIngestCli(dataDir, args, env);
 }
 
 describe('rag-ingest in an Indexed Job', () => {

@@ -1,19 +1,14 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey, parseApiKeys } from '../src/auth/api-keys.ts';
 import { startTestStack, type TestStack } from './test-stack.ts';
-import { openWatchedPage } from './watched-page.ts';
+import { chromiumPresent, launchChromium, openWatchedPage } from './watched-page.ts';
 
 /**
  * The web page in a real Chromium against an API that needs a key (RAG_AUTH_FILE): it asks for the key
  * when the API answers 401, keeps it in sessionStorage and sends it as a Bearer token, streamed /chat included.
  */
-const chromiumPath = '/usr/bin/chromium';
-const hasChromium = existsSync(chromiumPath);
-if (!hasChromium) {
-  console.warn(`${chromiumPath} is absent (Debian package chromium: apt-get install --no-install-recommends chromium): the web page's API-key tests are skipped`);
-}
+const hasChromium = chromiumPresent("the web page's API-key tests are skipped");
 
 const WAIT_MS = 15_000;
 const KEY = 'sk-web-3d91f0aa57';
@@ -28,12 +23,7 @@ describe.skipIf(!hasChromium)('the web page with API keys, in a real Chromium', 
   beforeAll(async () => {
     const apiKeys = parseApiKeys(`keys:\n  - {name: web-user, sha256: ${hashApiKey(KEY)}, groups: []}\n`, 'keys.yaml');
     stack = await startTestStack({ apiKeys });
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-      timeout: 30_000,
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -1,21 +1,16 @@
-import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChatMessage, ChatModel, ChatStreamEvent } from '@rag/core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openWatchedPage } from './watched-page.ts';
+import { chromiumPresent, launchChromium, openWatchedPage } from './watched-page.ts';
 import { startTestStack, type TestStack } from './test-stack.ts';
 
 /**
  * The web page in a real Chromium (Debian's package), driven by playwright-core, against the real API
  * over the fixture handbook. Set RAG_WEB_SCREENSHOTS=<folder> to keep screenshots of the page.
  */
-const chromiumPath = '/usr/bin/chromium';
-const hasChromium = existsSync(chromiumPath);
-if (!hasChromium) {
-  console.warn(`${chromiumPath} is absent (Debian package chromium: apt-get install --no-install-recommends chromium): the web page's browser tests are skipped`);
-}
+const hasChromium = chromiumPresent("the web page's browser tests are skipped");
 
 /** Every wait is bounded: a broken page fails within this, never hangs. */
 const WAIT_MS = 15_000;
@@ -70,21 +65,7 @@ describe.skipIf(!hasChromium)('the web page in a real Chromium', () => {
 
   beforeAll(async () => {
     [extractive, llm] = await Promise.all([startTestStack(), startTestStack({ chatModel })]);
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-      timeout: 30_000,
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -1,15 +1,10 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openWatchedPage } from './watched-page.ts';
+import { chromiumPresent, launchChromium, openWatchedPage } from './watched-page.ts';
 import { startTestStack, type TestStack } from './test-stack.ts';
 
 /** A conversation on the web page, in a real Chromium (Debian's package) driven by playwright-core. */
-const chromiumPath = '/usr/bin/chromium';
-const hasChromium = existsSync(chromiumPath);
-if (!hasChromium) {
-  console.warn(`${chromiumPath} is absent (Debian package chromium: apt-get install --no-install-recommends chromium): the web page's conversation test is skipped`);
-}
+const hasChromium = chromiumPresent("the web page's conversation test is skipped");
 
 const WAIT_MS = 15_000;
 const FIRST = 'How often are database snapshots taken?';
@@ -24,12 +19,7 @@ describe.skipIf(!hasChromium)('a conversation on the web page', () => {
 
   beforeAll(async () => {
     stack = await startTestStack();
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-      timeout: 30_000,
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -4,23 +4,20 @@
  * to the document at that page (#page=N, RFC 8118 §3), with the cited sentence marked in the passage.
  * Screenshots go to test-output/web/; RAG_UPDATE_SCREENSHOTS=1 also writes them to docs/screenshots/.
  */
-import { existsSync } from 'node:fs';
 import { copyFile, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FolderDocuments } from '@rag/core';
 import { PdfConverter } from '@rag/core/ingestion';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey, parseApiKeys } from '../src/auth/api-keys.ts';
 import { FIELD_MANUAL_PAGES } from '../../../packages/core/test/fixtures/pages/make-field-manual.ts';
-import { openWatchedPage } from './watched-page.ts';
+import { chromiumPresent, launchChromium, openWatchedPage } from './watched-page.ts';
 import { handbookFolder, postJson, startTestStack, type TestStack } from './test-stack.ts';
 
-const chromiumPath = '/usr/bin/chromium';
-const hasChromium = existsSync(chromiumPath);
-if (!hasChromium) console.warn(`${chromiumPath} is absent (Debian package chromium): the web page's page-citation tests are skipped`);
+const hasChromium = chromiumPresent("the web page's page-citation tests are skipped");
 const WAIT_MS = 15_000;
 const KEY = 'sk-web-pages-41b9';
 const fieldManual = fileURLToPath(new URL('../../../packages/core/test/fixtures/pages/field-manual.pdf', import.meta.url));
@@ -57,7 +54,7 @@ describe.skipIf(!hasChromium)('page citations on the web page (real Chromium, a 
       startTestStack(options),
       startTestStack({ ...options, apiKeys: parseApiKeys(`keys:\n  - {name: web, sha256: ${hashApiKey(KEY)}, groups: []}\n`, 'keys.yaml') }),
     ]);
-    browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'], timeout: 30_000 });
+    browser = await launchChromium();
     for (const folder of outputFolders) await mkdir(folder, { recursive: true });
   });
 

@@ -3,21 +3,18 @@
  * passage is rendered as answers are (Markdown, sanitised), the sentence an answer cites it for is
  * marked, and citations and results open their document (GET /documents/<source>), with or without a key.
  */
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { FolderDocuments, type DocumentOrigin } from '@rag/core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey, parseApiKeys } from '../src/auth/api-keys.ts';
-import { openWatchedPage } from './watched-page.ts';
+import { chromiumPresent, launchChromium, openWatchedPage } from './watched-page.ts';
 import { handbookFolder, startTestStack, type TestStack } from './test-stack.ts';
 
-const chromiumPath = '/usr/bin/chromium';
-const hasChromium = existsSync(chromiumPath);
-if (!hasChromium) console.warn(`${chromiumPath} is absent (Debian package chromium): the web page's passage tests are skipped`);
+const hasChromium = chromiumPresent("the web page's passage tests are skipped");
 const WAIT_MS = 15_000;
 const KEY = 'sk-web-passages-7c2d';
 
@@ -46,7 +43,7 @@ describe.skipIf(!hasChromium)('passages and documents on the web page (real Chro
     const signedOrigin: DocumentOrigin = { locate: async (source) => ({ kind: 'redirect', url: `${bucketUrl}/handbook/${encodeURIComponent(source)}?X-Goog-Signature=00ff`, expiresAt: new Date(Date.now() + 300_000) }) };
     const apiKeys = parseApiKeys(`keys:\n  - {name: web, sha256: ${hashApiKey(KEY)}, groups: []}\n`, 'keys.yaml');
     [open, keyed, bucketKeyed] = await Promise.all([startTestStack({ documents }), startTestStack({ documents, apiKeys }), startTestStack({ documents: signedOrigin, apiKeys })]);
-    browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'], timeout: 30_000 });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

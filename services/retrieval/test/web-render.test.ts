@@ -3,19 +3,16 @@
  * citations that open their passage, Search with the query's terms highlighted, the "not covered"
  * state and the key prompt on 401. A screenshot of each state is written to test-output/web/.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { ChatModel, ChatStreamEvent } from '@rag/core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey, parseApiKeys } from '../src/auth/api-keys.ts';
-import { openWatchedPage } from './watched-page.ts';
+import { chromiumPresent, launchChromium, openWatchedPage } from './watched-page.ts';
 import { startTestStack, type TestStack } from './test-stack.ts';
 
-const chromiumPath = '/usr/bin/chromium';
-const hasChromium = existsSync(chromiumPath);
-if (!hasChromium) console.warn(`${chromiumPath} is absent (Debian package chromium): the web page's rendering tests are skipped`);
+const hasChromium = chromiumPresent("the web page's rendering tests are skipped");
 const WAIT_MS = 15_000;
 const screenshotFolder = fileURLToPath(new URL('../../../test-output/web/', import.meta.url));
 const KEY = 'sk-web-render-5e1f';
@@ -48,7 +45,7 @@ describe.skipIf(!hasChromium)('the web page renders answers (real Chromium)', ()
       startTestStack({ chatModel: new MarkdownChatModel() }),
       startTestStack({ apiKeys: parseApiKeys(`keys:\n  - {name: web, sha256: ${hashApiKey(KEY)}, groups: []}\n`, 'keys.yaml') }),
     ]);
-    browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'], timeout: 30_000 });
+    browser = await launchChromium();
     await mkdir(screenshotFolder, { recursive: true });
     console.log(`screenshots of the web page's states: ${screenshotFolder}`);
   });

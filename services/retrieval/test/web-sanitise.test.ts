@@ -5,19 +5,16 @@
  * (checked with marked.parse), and only the sanitiser removes such a URL
  * (https://github.com/cure53/DOMPurify#what-does-it-do).
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatModel, ChatStreamEvent } from '@rag/core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openWatchedPage } from './watched-page.ts';
+import { chromiumPresent, launchChromium, openWatchedPage } from './watched-page.ts';
 import { startTestStack, type TestStack } from './test-stack.ts';
 
-const chromiumPath = '/usr/bin/chromium';
-const hasChromium = existsSync(chromiumPath);
-if (!hasChromium) console.warn(`${chromiumPath} is absent (Debian package chromium): the web page's sanitising test is skipped`);
+const hasChromium = chromiumPresent("the web page's sanitising test is skipped");
 const WAIT_MS = 15_000;
 
 /** What a poisoned document could make a model repeat: a script link, an image handler, an SVG handler. */
@@ -86,7 +83,7 @@ describe.skipIf(!hasChromium)('the web page sanitises answers (real Chromium)', 
     folder = await mkdtemp(join(tmpdir(), 'rag-hostile-'));
     await writeFile(join(folder, 'hostile.md'), HOSTILE_DOCUMENT);
     [stack, hostilePassages] = await Promise.all([startTestStack({ chatModel: new HostileChatModel() }), startTestStack({ folder })]);
-    browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'], timeout: 30_000 });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

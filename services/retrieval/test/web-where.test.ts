@@ -3,15 +3,12 @@
  * cap per source become the request's `filter` and `max_per_source` (docs/api.md, "Search controls") on
  * Search, Ask and every follow-up of the thread; a filter the API refuses shows its 400 in the page.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openWatchedPage } from './watched-page.ts';
+import { chromiumPresent, launchChromium, openWatchedPage } from './watched-page.ts';
 import { startTestStack, type TestStack } from './test-stack.ts';
 
-const chromiumPath = '/usr/bin/chromium';
-const hasChromium = existsSync(chromiumPath);
-if (!hasChromium) console.warn(`${chromiumPath} is absent (Debian package chromium): the web page's "where" box tests are skipped`);
+const hasChromium = chromiumPresent(`the web page's "where" box tests are skipped`);
 const WAIT_MS = 15_000;
 
 describe.skipIf(!hasChromium)('the "where" box of the web page (real Chromium)', () => {
@@ -23,7 +20,7 @@ describe.skipIf(!hasChromium)('the "where" box of the web page (real Chromium)',
 
   beforeAll(async () => {
     stack = await startTestStack();
-    browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'], timeout: 30_000 });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -64,7 +64,8 @@ describe('pnpm eval (the CLI as a subprocess)', () => {
 });
 
 describe('pnpm eval with a dense model', () => {
-  const model = resolve(repository, '../shared/models/model2vec-test-bge-base-vq');
+  // The repository's own copy of the test model: a clone elsewhere has no ../shared.
+  const model = resolve(repository, 'packages/core/test/fixtures/models/model2vec-test-bge-base-vq');
 
   it('gates on the set\'s hybrid_gate instead of its BM25 gate', async () => {
     // Nothing can be found (the expected source does not exist): a gate of 0 passes, any other fails.

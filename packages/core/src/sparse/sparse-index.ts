@@ -3,6 +3,9 @@ import { BestMatches, type SparseMatch } from './best-matches.ts';
 import { RaggedArray } from '../ragged-array.ts';
 import { PostingList } from './posting-list.ts';
 import { seedThreshold, type QueryTerm } from './seed-threshold.ts';
+import { minHashKey, nearDuplicateOrder } from './near-duplicate-order.ts';
+import { ForwardIndex } from './forward-index.ts';
+import { DuplicateGroups, type DuplicateGroupSections } from './duplicate-groups.ts';
 
 export type { SparseMatch } from './best-matches.ts';
 
@@ -17,6 +20,10 @@ export interface SparseIndexSections {
   /** Slot s holds slotTerms[slotTermStarts[s] .. slotTermStarts[s + 1]). */
   slotTerms: Uint32Array;
   slotTermStarts: Int32Array;
+  /** The near-duplicate groups (clusterNearDuplicates); absent in an index never clustered. */
+  groupOfSlot?: DuplicateGroupSections['groupOfSlot'];
+  differing?: DuplicateGroupSections['differing'];
+  differingStarts?: DuplicateGroupSections['differingStarts'];
 }
 
 /** A sparse vector as plain arrays (SparseVector) or typed ones. */
@@ -37,6 +44,13 @@ export function qdrantIdf(documentCount: number, documentFrequency: number): num
 
 /** Past the last slot of a list: above every slot, which is an Int32. */
 const NO_SLOT = 0x7fffffff;
+
+/**
+ * An index held by more than this share of the documents, and by more than COMMON_FLOOR, does not name
+ * near-duplicates (near-duplicate-order.ts). The floor keeps a small collection's indices all naming ones.
+ */
+const COMMON_SHARE = 0.05;
+const COMMON_FLOOR = 64;
 
 /** Compaction waits for at least this many tombstoned postings or slots, so small edits stay cheap. */
 const MIN_GARBAGE_TO_COMPACT = 1024;
@@ -65,6 +79,7 @@ export class SparseIndex {
   private termsOfSlots = new RaggedArray<Uint32Array<ArrayBufferLike>>(Uint32Array);
   private idOfSlot: string[] = [];
   private deleted = new Uint8Array(64);
+  private groups = DuplicateGroups.none();
   private deletedSlots = 0;
   private deletedPostings = 0;
   private storedPostings = 0;
@@ -74,6 +89,16 @@ export class SparseIndex {
 
   get size(): number {
     return this.slotOf.size;
+  }
+
+  /** How many groups of near-duplicates the last clusterNearDuplicates found (and kept). */
+  get nearDuplicateGroupCount(): number {
+    return this.groups.count;
+  }
+
+  /** How many slots those groups hold. */
+  get nearDuplicateGroupedDocuments(): number {
+    return this.groups.groupedSlots;
   }
 
   /**
@@ -92,7 +117,8 @@ export class SparseIndex {
       weights.set(list.weights.subarray(0, list.length), listStarts[k]);
     });
     const { values: slotTerms, starts: slotTermStarts } = this.termsOfSlots.sections();
-    return { ids: [...this.idOfSlot], terms: Uint32Array.from(lists, ([index]) => index), listStarts, slots, weights, slotTerms, slotTermStarts };
+    const groups = this.groups.sections(this.idOfSlot.length);
+    return { ids: [...this.idOfSlot], terms: Uint32Array.from(lists, ([index]) => index), listStarts, slots, weights, slotTerms, slotTermStarts, ...groups };
   }
 
   /** An index from toSections' arrays, which it uses in place (views of a file's buffer): no copy, no sorting. */
@@ -105,6 +131,8 @@ export class SparseIndex {
     index.deleted = new Uint8Array(Math.max(64, ids.length * 2));
     index.termsOfSlots = RaggedArray.fromSections(Uint32Array, sections.slotTerms, sections.slotTermStarts);
     index.storedPostings = sections.slotTerms.length;
+    const { groupOfSlot, differing, differingStarts } = sections;
+    if (groupOfSlot && differing && differingStarts) index.groups = DuplicateGroups.fromSections({ groupOfSlot, differing, differingStarts });
     return index;
   }
 
@@ -119,6 +147,39 @@ export class SparseIndex {
     this.termsOfSlots.push(sortedUnique(vector.indices));
     for (let i = 0; i < vector.indices.length; i++) this.postingOf(vector.indices[i]!).append(slot, vector.values[i]!);
     this.storedPostings += this.termsOfSlots.at(slot).length;
+  }
+
+  /**
+   * Renumbers the live documents so that near-duplicates take consecutive slots (near-duplicate-order.ts),
+   * dropping tombstones: searches then prune runs of weak copies together. Results are unchanged. For an
+   * index about to serve or be saved; documents upserted later take slots at the end until the next call.
+   */
+  clusterNearDuplicates(): void {
+    const slotCount = this.idOfSlot.length;
+    const isLive = new Uint8Array(slotCount);
+    for (const slot of this.slotOf.values()) isLive[slot] = 1;
+    const liveSlots = Int32Array.from(this.slotOf.values()).sort();
+    const commonAbove = Math.max(COMMON_FLOOR, this.slotOf.size * COMMON_SHARE);
+    const isCommon = (index: number) => this.postings.get(index)!.documentFrequency > commonAbove;
+    const { order, groupStarts } = nearDuplicateOrder(liveSlots, (slot) => minHashKey(this.termsOfSlots.at(slot), isCommon));
+    const indices = Uint32Array.from(this.postings.keys());
+    const lists = [...this.postings.values()];
+    const forward = new ForwardIndex(lists, isLive, slotCount);
+    this.postings.clear();
+    forward.postingsInOrder(order, lists.length).forEach((list, k) => {
+      if (list.length > 0) this.postings.set(indices[k]!, list);
+    });
+    this.groups = DuplicateGroups.build(order, groupStarts, forward, indices);
+    const termsOfSlots = new RaggedArray<Uint32Array<ArrayBufferLike>>(Uint32Array);
+    for (const slot of order) termsOfSlots.push(this.termsOfSlots.at(slot));
+    termsOfSlots.trimToSize();
+    this.termsOfSlots = termsOfSlots;
+    this.idOfSlot = Array.from(order, (slot) => this.idOfSlot[slot]!);
+    this.idOfSlot.forEach((id, slot) => this.slotOf.set(id, slot));
+    this.deleted = new Uint8Array(Math.max(64, order.length * 2));
+    this.storedPostings -= this.deletedPostings;
+    this.deletedPostings = 0;
+    this.deletedSlots = 0;
   }
 
   /** Gives back the spare capacity lists keep for appends: after a bulk load, to hold only what is stored. */
@@ -167,11 +228,14 @@ export class SparseIndex {
     const deleted = this.deleted;
     // heads[k]: the slot at terms[k]'s cursor (NO_SLOT past the end), so picking the next candidate reads one array.
     const heads = Int32Array.from(lists, (list) => (list.length > 0 ? list.slots[0]! : NO_SLOT));
+    const split = this.groups.splitBy(query.indices);
 
     for (;;) {
       let candidate = NO_SLOT;
       for (let k = firstEssential; k < termCount; k++) if (heads[k]! < candidate) candidate = heads[k]!;
       if (candidate === NO_SLOT) break;
+      // Slots candidate .. runEnd - 1 hold vectors identical on the query's indices: one score serves them all.
+      const runEnd = this.groups.sameScoreUntil(candidate, split);
 
       let partial = 0;
       let magnitude = 0;
@@ -187,7 +251,9 @@ export class SparseIndex {
         cursors[k] = cursor + 1;
         heads[k] = cursor + 1 < list.length ? list.slots[cursor + 1]! : NO_SLOT;
       }
-      let pruned = deleted[candidate] === 1;
+      // Every list holding one slot of the run holds them all: the essential ones move past the run at once.
+      if (runEnd > candidate + 1) skipTo(runEnd, firstEssential, lists, cursors, heads);
+      let pruned = runEnd === candidate + 1 && deleted[candidate] === 1;
       for (let k = firstEssential - 1; k >= 0 && !pruned; k--) {
         if (cannotReach(partial + boundBelow[k + 1]!, magnitude + boundBelow[k + 1]!, threshold)) {
           pruned = true;
@@ -205,14 +271,14 @@ export class SparseIndex {
         }
       }
       if (!pruned && !cannotReach(partial, magnitude, threshold)) {
-        const id = this.idOfSlot[candidate]!;
-        if (isVisible === undefined || isVisible(id)) {
-          let score = 0;
-          for (const k of byQueryPosition) if (heldBy[k] === candidate) score += contributions[k]!;
-          best.offer(id, score);
-          threshold = Math.max(seed, best.threshold);
-          firstEssential = nonEssentialTerms(boundBelow, threshold, firstEssential);
+        let score = 0;
+        for (const k of byQueryPosition) if (heldBy[k] === candidate) score += contributions[k]!;
+        for (let slot = candidate; slot < runEnd; slot++) {
+          const id = this.idOfSlot[slot]!;
+          if (deleted[slot] !== 1 && (isVisible === undefined || isVisible(id))) best.offer(id, score);
         }
+        threshold = Math.max(seed, best.threshold);
+        firstEssential = nonEssentialTerms(boundBelow, threshold, firstEssential);
       }
     }
     return best.sorted();
@@ -272,6 +338,7 @@ export class SparseIndex {
       if (list.length === 0) this.postings.delete(index);
     }
     for (const [id, slot] of this.slotOf) this.slotOf.set(id, newSlotOf[slot]!);
+    this.groups.compact(this.deleted, newSlotOf, this.idOfSlot.length);
     const deleted = this.deleted;
     this.termsOfSlots.compact((slot) => deleted[slot] !== 1);
     this.idOfSlot = idOfSlot;
@@ -279,6 +346,17 @@ export class SparseIndex {
     this.storedPostings -= this.deletedPostings;
     this.deletedPostings = 0;
     this.deletedSlots = 0;
+  }
+}
+
+/** Moves the cursors of terms[from..] to their first slot at or past `slot`. */
+function skipTo(slot: number, from: number, lists: readonly PostingList[], cursors: Int32Array, heads: Int32Array): void {
+  for (let k = from; k < lists.length; k++) {
+    if (heads[k]! >= slot) continue;
+    const list = lists[k]!;
+    const cursor = list.seek(cursors[k]!, slot);
+    cursors[k] = cursor;
+    heads[k] = cursor < list.length ? list.slots[cursor]! : NO_SLOT;
   }
 }
 

@@ -28,11 +28,11 @@ interface SavedViewMeta {
 }
 
 type ChunkPayloadArrays = Omit<ChunkPayloadSections, 'sources' | 'groupLists'>;
-const SPARSE_SECTIONS = ['terms', 'listStarts', 'slots', 'weights', 'slotTerms', 'slotTermStarts'] as const;
+const SPARSE_SECTIONS = ['terms', 'listStarts', 'slots', 'weights', 'slotTerms', 'slotTermStarts', 'groupOfSlot', 'differing', 'differingStarts'] as const;
 const PAYLOAD_SECTIONS = ['texts', 'textStarts', 'headingPaths', 'headingPathStarts', 'chunkIndexes', 'sourceNumbers', 'groupsNumbers', 'pages', 'pageStarts', 'boxes', 'boxStarts'] as const;
 
 /** Bumped whenever the saved layout changes: an older file is then ignored and rewritten by the next ingest. */
-const SAVED_VIEW_FORMAT = 4;
+const SAVED_VIEW_FORMAT = 5;
 
 const VIEW_COLUMNS = ['id', 'source', 'heading_path', 'chunk_index', 'text', 'sparse_indices', 'sparse_values'];
 
@@ -86,8 +86,9 @@ export class LanceDbSearchView {
     return { tableId: this.tableId, version: this.version };
   }
 
-  /** Writes the view for readSaved (atomically: a reader sees the previous file or this one). */
+  /** Writes the view for readSaved (atomically: a reader sees the previous file or this one), near-duplicates clustered. */
   async saveTo(path: string): Promise<void> {
+    this.sparseIndex.clusterNearDuplicates();
     const { ids, ...sparse } = this.sparseIndex.toSections();
     const { sources, groupLists, ...payloadArrays } = this.payloads.toSections(ids);
     const encoder = new TextEncoder();
@@ -132,8 +133,12 @@ export class LanceDbSearchView {
     return view;
   }
 
-  /** Gives back the spare capacity kept for appends: for a view that will serve, not one about to be saved. */
-  trimToSize(): void {
+  /**
+   * Readies a scanned view to serve: near-duplicates clustered (SparseIndex.clusterNearDuplicates) and the
+   * spare capacity kept for appends given back. Not for a view about to be saved, which saveTo clusters.
+   */
+  prepareToServe(): void {
+    this.sparseIndex.clusterNearDuplicates();
     this.sparseIndex.trimToSize();
     this.payloads.trimToSize();
   }

@@ -336,7 +336,7 @@ export class LanceDbStore implements VectorStore {
     if (saved) return saved;
     const pinned = await this.pinned.at(snapshot).catch(() => table);
     const scanned = await LanceDbSearchView.scan(pinned, snapshot, this.hasGroupsColumn, this.hasMetadataColumn, this.hasPagesColumn, this.hasBoxesColumn);
-    scanned.trimToSize();
+    scanned.prepareToServe();
     return scanned;
   }
 

@@ -48,6 +48,15 @@ export class RaggedArray<T extends Storage> {
     return this.values.subarray(this.starts[row]!, this.starts[row + 1]!) as T;
   }
 
+  /** A new array holding the rows `order` names, in that order, sized to fit. */
+  reordered(order: ArrayLike<number>): RaggedArray<T> {
+    const starts = new Int32Array(order.length + 1);
+    for (let row = 0; row < order.length; row++) starts[row + 1] = starts[row]! + this.starts[order[row]! + 1]! - this.starts[order[row]!]!;
+    const values = new (this.values.constructor as new (length: number) => T)(starts[order.length]!);
+    for (let row = 0; row < order.length; row++) values.set(this.at(order[row]!), starts[row]);
+    return RaggedArray.fromSections(this.values.constructor as new (length: number) => T, values, starts);
+  }
+
   /** Keeps the rows `keep` accepts, renumbered in order. */
   compact(keep: (row: number) => boolean): void {
     let kept = 0;

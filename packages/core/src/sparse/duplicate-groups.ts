@@ -52,24 +52,24 @@ export class DuplicateGroups {
   }
 
   /**
-   * The groups of a renumbered index: group g holds slots groupStarts[g] .. groupStarts[g + 1] - 1, whose
-   * old slots `order` gives; `forward` holds the old slots' vectors and `indexOfList` names each list.
+   * The groups of a renumbered index: group g holds new slots groupStarts[g] .. groupStarts[g + 1] - 1, whose
+   * old slots `order` gives; `forward` holds the old slots' vectors.
    */
-  static build(order: Int32Array, groupStarts: Int32Array, forward: ForwardIndex, indexOfList: Uint32Array): DuplicateGroups {
+  static build(order: Int32Array, groupStarts: Int32Array, forward: ForwardIndex): DuplicateGroups {
     const groupOfSlot = new Int32Array(order.length).fill(-1);
     const differing = new RaggedArray<Uint32Array<ArrayBufferLike>>(Uint32Array);
-    const differingLists = new Set<number>();
+    const differingIndices = new Set<number>();
     for (let group = 0; group + 1 < groupStarts.length; group++) {
       const first = groupStarts[group]!;
       const end = groupStarts[group + 1]!;
       if (end - first < 2) continue;
-      differingLists.clear();
-      for (let member = first + 1; member < end && differingLists.size <= MAX_DIFFERING_INDICES; member++) {
-        forward.collectDifferences(order[first]!, order[member]!, differingLists);
+      differingIndices.clear();
+      for (let member = first + 1; member < end && differingIndices.size <= MAX_DIFFERING_INDICES; member++) {
+        forward.collectDifferences(order[first]!, order[member]!, differingIndices);
       }
-      if (differingLists.size > MAX_DIFFERING_INDICES) continue;
+      if (differingIndices.size > MAX_DIFFERING_INDICES) continue;
       groupOfSlot.fill(differing.length, first, end);
-      differing.push(Uint32Array.from(differingLists, (list) => indexOfList[list]!));
+      differing.push(Uint32Array.from(differingIndices));
     }
     differing.trimToSize();
     return new DuplicateGroups(groupOfSlot, differing);

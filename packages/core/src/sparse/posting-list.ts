@@ -65,6 +65,29 @@ export class PostingList {
     if (this.slots.length > 2 * kept + 4) this.grow(kept + 4);
   }
 
+  /**
+   * Renumbers the list in place through `newSlotOf`, dropping the slots `isLive` does not mark, and sorts it
+   * again: each (slot, weight) pair packed in one double (slot × 2^32 + the weight's float32 bits, exact below
+   * 2^53) so that one native sort of a typed array orders them. `scratch` holds at least `length` doubles.
+   */
+  renumber(newSlotOf: Int32Array, isLive: Uint8Array, scratch: Float64Array): void {
+    const bits = new Uint32Array(this.weights.buffer, this.weights.byteOffset, this.length);
+    let kept = 0;
+    for (let i = 0; i < this.length; i++) {
+      const slot = this.slots[i]!;
+      if (isLive[slot] === 1) scratch[kept++] = newSlotOf[slot]! * 0x100000000 + bits[i]!;
+    }
+    const sorted = scratch.subarray(0, kept).sort();
+    for (let i = 0; i < kept; i++) {
+      const slot = Math.floor(sorted[i]! / 0x100000000);
+      this.slots[i] = slot;
+      bits[i] = sorted[i]! - slot * 0x100000000;
+    }
+    this.length = kept;
+    this.documentFrequency = kept;
+    if (this.slots.length > 2 * kept + 4) this.grow(kept + 4);
+  }
+
   /** The first position at or after `from` whose slot is at least `slot` (galloping, then binary search). */
   seek(from: number, slot: number): number {
     const slots = this.slots;

@@ -162,18 +162,17 @@ export class SparseIndex {
     const commonAbove = Math.max(COMMON_FLOOR, this.slotOf.size * COMMON_SHARE);
     const isCommon = (index: number) => this.postings.get(index)!.documentFrequency > commonAbove;
     const { order, groupStarts } = nearDuplicateOrder(liveSlots, (slot) => minHashKey(this.termsOfSlots.at(slot), isCommon));
-    const indices = Uint32Array.from(this.postings.keys());
-    const lists = [...this.postings.values()];
-    const forward = new ForwardIndex(lists, isLive, slotCount);
-    this.postings.clear();
-    forward.postingsInOrder(order, lists.length).forEach((list, k) => {
-      if (list.length > 0) this.postings.set(indices[k]!, list);
-    });
-    this.groups = DuplicateGroups.build(order, groupStarts, forward, indices);
-    const termsOfSlots = new RaggedArray<Uint32Array<ArrayBufferLike>>(Uint32Array);
-    for (const slot of order) termsOfSlots.push(this.termsOfSlots.at(slot));
-    termsOfSlots.trimToSize();
-    this.termsOfSlots = termsOfSlots;
+    this.groups = DuplicateGroups.build(order, groupStarts, new ForwardIndex(this.termsOfSlots, this.postings, isLive));
+    const newSlotOf = new Int32Array(slotCount);
+    order.forEach((slot, newSlot) => (newSlotOf[slot] = newSlot));
+    let longest = 0;
+    for (const list of this.postings.values()) longest = Math.max(longest, list.length);
+    const scratch = new Float64Array(longest);
+    for (const [index, list] of this.postings) {
+      list.renumber(newSlotOf, isLive, scratch);
+      if (list.length === 0) this.postings.delete(index);
+    }
+    this.termsOfSlots = this.termsOfSlots.reordered(order);
     this.idOfSlot = Array.from(order, (slot) => this.idOfSlot[slot]!);
     this.idOfSlot.forEach((id, slot) => this.slotOf.set(id, slot));
     this.deleted = new Uint8Array(Math.max(64, order.length * 2));

@@ -83,6 +83,18 @@ export class ChunkPayloads {
     return payloads;
   }
 
+  /**
+   * `ids` (all held) in the order of their rows, and for each of the given ids its position in that order:
+   * toSections of ids in row order copies nothing when they are every row.
+   */
+  rowOrder(ids: readonly string[]): { ids: string[]; slotRows: Int32Array } {
+    const rows = Int32Array.from(ids, (id) => this.rowOf.get(id)!);
+    const byRow = Int32Array.from(ids.keys()).sort((a, b) => rows[a]! - rows[b]!);
+    const slotRows = new Int32Array(ids.length);
+    byRow.forEach((position, rank) => (slotRows[position] = rank));
+    return { ids: Array.from(byRow, (position) => ids[position]!), slotRows };
+  }
+
   /** The payloads of `ids`, which must all be held, as flat arrays in that order. */
   toSections(ids: readonly string[]): ChunkPayloadSections {
     const inOrder = ids.length === this.texts.length && ids.every((id, row) => this.rowOf.get(id) === row);

@@ -64,12 +64,13 @@ export class LanceDbSearchView {
     const saved = await readSectionsFile<SavedViewMeta>(path);
     if (!saved || saved.meta.format !== SAVED_VIEW_FORMAT || saved.meta.tableVersion !== version || saved.meta.tableId !== tableId) return undefined;
     const { meta, sections } = saved;
-    if (!['ids', 'idStarts', ...SPARSE_SECTIONS, ...PAYLOAD_SECTIONS].every((name) => sections[name] !== undefined)) return undefined;
+    if (!['ids', 'idStarts', 'slotRows', ...SPARSE_SECTIONS, ...PAYLOAD_SECTIONS].every((name) => sections[name] !== undefined)) return undefined;
     const sectionsOf = <T>(names: readonly string[]) => Object.fromEntries(names.map((name) => [name, sections[name]])) as T;
     const idBytes = RaggedArray.fromSections(Uint8Array, sections.ids as Uint8Array, sections.idStarts as Int32Array);
     const decoder = new TextDecoder();
     const ids = Array.from({ length: meta.chunks }, (_, row) => decoder.decode(idBytes.at(row)));
-    const sparseIndex = SparseIndex.fromSections({ ids, ...sectionsOf<Omit<SparseIndexSections, 'ids'>>(SPARSE_SECTIONS) });
+    const slotIds = Array.from(sections.slotRows as Int32Array, (row) => ids[row]!);
+    const sparseIndex = SparseIndex.fromSections({ ids: slotIds, ...sectionsOf<Omit<SparseIndexSections, 'ids'>>(SPARSE_SECTIONS) });
     const payloads = ChunkPayloads.fromSections(ids, { ...sectionsOf<ChunkPayloadArrays>(PAYLOAD_SECTIONS), sources: meta.sources, groupLists: meta.groupLists });
     const view = new LanceDbSearchView(tableId, version, sparseIndex, payloads);
     for (const [source, key] of meta.metadata ?? []) view.setMetadata(source, metadataFromKey(key));
@@ -89,14 +90,17 @@ export class LanceDbSearchView {
   /** Writes the view for readSaved (atomically: a reader sees the previous file or this one), near-duplicates clustered. */
   async saveTo(path: string): Promise<void> {
     this.sparseIndex.clusterNearDuplicates();
-    const { ids, ...sparse } = this.sparseIndex.toSections();
+    const { ids: slotIds, ...sparse } = this.sparseIndex.toSections();
+    // Payloads keep their own row order (clustering reorders slots only): copying 100k texts into the
+    // slots' order would add their size to the ingest's peak memory. slotRows maps each slot to its row.
+    const { ids, slotRows } = this.payloads.rowOrder(slotIds);
     const { sources, groupLists, ...payloadArrays } = this.payloads.toSections(ids);
     const encoder = new TextEncoder();
     const idBytes = new RaggedArray<Uint8Array<ArrayBufferLike>>(Uint8Array);
     for (const id of ids) idBytes.push(encoder.encode(id));
     const { values, starts } = idBytes.sections();
     const meta: SavedViewMeta = { format: SAVED_VIEW_FORMAT, tableVersion: this.version, tableId: this.tableId, chunks: ids.length, sources, groupLists, metadata: [...this.metadataBySource].map(([source, metadata]) => [source, metadataKey(metadata)]) };
-    await writeSectionsFile(path, meta, { ids: values, idStarts: starts, ...sparse, ...payloadArrays });
+    await writeSectionsFile(path, meta, { ids: values, idStarts: starts, slotRows, ...sparse, ...payloadArrays });
   }
 
   /** Builds the view from the table's columns, batch by batch. */

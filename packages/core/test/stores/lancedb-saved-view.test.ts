@@ -94,6 +94,29 @@ describe('a saved search view', () => {
     expect(JSON.stringify(scanned)).toContain('données sensibles 🔐');
   });
 
+  it('keeps every chunk with its own payload when the save clusters near-duplicates into other slots', async () => {
+    // Copy-major, as a corpus copied into folders is ingested: the save moves each document's copies together.
+    const topics = ['Rollback a sync wave with argocd app rollback and history', 'Rotate the repository credentials token every ninety days', 'Prune orphaned resources after the application sync finishes'];
+    const copies = Array.from({ length: 6 }, (_, copy) => topics.map((topic, doc) => chunk(`copy-${copy}/doc-${doc}.md`, 0, `${topic} folder${copy}`)));
+    const writer = await openStore();
+    await writer.upsert(copies.flat());
+    await writer.saveSearchView();
+    const reader = await openStore();
+    for (const query of ['sync wave rollback', 'rotate credentials token', 'prune orphaned resources', 'folder3 rollback']) {
+      const hits = await reader.search(lookup(query, 8));
+      expect(hits.length).toBeGreaterThan(0);
+      for (const hit of hits) {
+        const [, copy, doc] = /^copy-(\d)\/doc-(\d)\.md$/.exec(hit.source)!;
+        expect(hit.id).toBe(chunkId(hit.source, 0));
+        expect(hit.text).toBe(`${topics[Number(doc)]} folder${copy}`);
+      }
+    }
+    expect((await reader.search(lookup('folder3 rollback', 1)))[0]?.source).toBe('copy-3/doc-0.md');
+    const fromFile = await answers(reader);
+    await rm(viewFile());
+    expect(fromFile).toEqual(await answers(await openStore()));
+  });
+
   it('is what a reader loads: a change made to the file alone shows in the hits', async () => {
     await writerWithSavedView();
     const bytes = await readFile(viewFile());

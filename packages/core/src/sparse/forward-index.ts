@@ -31,15 +31,25 @@ export class ForwardIndex {
     }
   }
 
-  /** Adds to `differing` every index where slots `a` and `b` differ: held by one only, or with other weights. */
-  collectDifferences(a: number, b: number, differing: Set<number>): void {
+  /** Whether slots `a` and `b` differ in at most `limit` indices (held by one only, or with other weights). */
+  differsInAtMost(a: number, b: number, limit: number): boolean {
+    const differing = new Set<number>();
+    this.collectDifferences(a, b, differing, limit);
+    return differing.size <= limit;
+  }
+
+  /**
+   * Adds to `differing` every index where slots `a` and `b` differ: held by one only, or with other weights;
+   * stops once `differing` holds more than `limit`.
+   */
+  collectDifferences(a: number, b: number, differing: Set<number>, limit = Infinity): void {
     const termsA = this.termsOfSlots.at(a);
     const termsB = this.termsOfSlots.at(b);
     const startA = this.starts[a]!;
     const startB = this.starts[b]!;
     let i = 0;
     let j = 0;
-    while (i < termsA.length || j < termsB.length) {
+    while ((i < termsA.length || j < termsB.length) && differing.size <= limit) {
       const indexA = i < termsA.length ? termsA[i]! : Infinity;
       const indexB = j < termsB.length ? termsB[j]! : Infinity;
       if (indexA === indexB) {

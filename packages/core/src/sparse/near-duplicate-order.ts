@@ -5,10 +5,9 @@
  * usually share it, unrelated ones rarely. A group takes the place of its first member and every
  * other document keeps its place, so chunks of one document stay together.
  *
- * Why: a search bounds a run of consecutive documents by each term's largest weight in that run
- * (block-max). Copies scattered across the index make every run hold a strong copy, so no run can be
- * skipped; copies side by side make a few runs strong and the rest skippable, and the k best copies
- * are met together, so the threshold reaches its final value early.
+ * Why: a search then meets a group's members one after the other, so it can score the group once for
+ * all of them (duplicate-groups.ts) instead of once per copy, and the k best copies of a strong chunk
+ * fill the top k together, so the threshold reaches its final value early.
  */
 
 /** How many of a set's smallest hashes name it: sets differing in one index of n share them with probability about 1 - 2k/n. */
@@ -75,4 +74,32 @@ export function nearDuplicateOrder(slots: Int32Array, keyOf: (slot: number) => s
   const order = new Int32Array(slots.length);
   slots.forEach((slot, position) => (order[next[groupOfPosition[position]!]!++] = slot));
   return { order, groupStarts };
+}
+
+/** How many groups already formed in a sketch group a document is compared with before it starts its own. */
+const REPRESENTATIVES_COMPARED = 8;
+
+/**
+ * Splits each group of `grouped` into runs of documents `areNear` its first member (its representative),
+ * keeping the order within each run: a shared sketch only proposes near-duplicates, the vectors decide.
+ */
+export function splitGroups({ order, groupStarts }: NearDuplicateOrder, areNear: (representative: number, slot: number) => boolean): NearDuplicateOrder {
+  const refined = new Int32Array(order.length);
+  const starts: number[] = [0];
+  let written = 0;
+  for (let group = 0; group + 1 < groupStarts.length; group++) {
+    const runs: number[][] = [];
+    for (let position = groupStarts[group]!; position < groupStarts[group + 1]!; position++) {
+      const slot = order[position]!;
+      const run = runs.slice(-REPRESENTATIVES_COMPARED).find((members) => areNear(members[0]!, slot));
+      if (run) run.push(slot);
+      else runs.push([slot]);
+    }
+    for (const members of runs) {
+      refined.set(members, written);
+      written += members.length;
+      starts.push(written);
+    }
+  }
+  return { order: refined, groupStarts: Int32Array.from(starts) };
 }

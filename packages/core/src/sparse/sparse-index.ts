@@ -3,7 +3,7 @@ import { BestMatches, type SparseMatch } from './best-matches.ts';
 import { RaggedArray } from '../ragged-array.ts';
 import { PostingList } from './posting-list.ts';
 import { seedThreshold, type QueryTerm } from './seed-threshold.ts';
-import { minHashKey, nearDuplicateOrder } from './near-duplicate-order.ts';
+import { minHashKey, nearDuplicateOrder, splitGroups } from './near-duplicate-order.ts';
 import { ForwardIndex } from './forward-index.ts';
 import { DuplicateGroups, type DuplicateGroupSections } from './duplicate-groups.ts';
 
@@ -51,6 +51,8 @@ const NO_SLOT = 0x7fffffff;
  */
 const COMMON_SHARE = 0.05;
 const COMMON_FLOOR = 64;
+/** Two documents are near-duplicates when their vectors differ in at most this many indices (a version, a path segment). */
+const NEAR_DUPLICATE_DIFFERENCES = 8;
 
 /** Compaction waits for at least this many tombstoned postings or slots, so small edits stay cheap. */
 const MIN_GARBAGE_TO_COMPACT = 1024;
@@ -71,6 +73,10 @@ const BOUND_SLACK = 1e-9;
  * is compacted and the slots renumbered. A search walks the lists document by document with
  * MaxScore (Turtle & Flood 1995): terms whose summed upper bounds cannot reach the k-th best score
  * no longer propose candidates, and a candidate is dropped as soon as its bound falls short.
+ *
+ * Before serving (or being saved), clusterNearDuplicates renumbers the slots so that near-identical
+ * documents (the same page in 22 versions, say) sit side by side in groups; a search scores a group
+ * once for all its members when the query holds none of the indices they differ on.
  */
 export class SparseIndex {
   private readonly postings = new Map<number, PostingList>();
@@ -161,8 +167,10 @@ export class SparseIndex {
     const liveSlots = Int32Array.from(this.slotOf.values()).sort();
     const commonAbove = Math.max(COMMON_FLOOR, this.slotOf.size * COMMON_SHARE);
     const isCommon = (index: number) => this.postings.get(index)!.documentFrequency > commonAbove;
-    const { order, groupStarts } = nearDuplicateOrder(liveSlots, (slot) => minHashKey(this.termsOfSlots.at(slot), isCommon));
-    this.groups = DuplicateGroups.build(order, groupStarts, new ForwardIndex(this.termsOfSlots, this.postings, isLive));
+    const forward = new ForwardIndex(this.termsOfSlots, this.postings, isLive);
+    const sketched = nearDuplicateOrder(liveSlots, (slot) => minHashKey(this.termsOfSlots.at(slot), isCommon));
+    const { order, groupStarts } = splitGroups(sketched, (representative, slot) => forward.differsInAtMost(representative, slot, NEAR_DUPLICATE_DIFFERENCES));
+    this.groups = DuplicateGroups.build(order, groupStarts, forward);
     const newSlotOf = new Int32Array(slotCount);
     order.forEach((slot, newSlot) => (newSlotOf[slot] = newSlot));
     let longest = 0;

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SparseIndex, type SparseMatch } from '../../src/sparse/sparse-index.ts';
-import { minHashKey, nearDuplicateOrder } from '../../src/sparse/near-duplicate-order.ts';
+import { minHashKey, nearDuplicateOrder, splitGroups } from '../../src/sparse/near-duplicate-order.ts';
 import type { SparseVector } from '../../src/domain.ts';
 
 /** ln((N - n + 0.5) / (n + 0.5) + 1), Qdrant's fancy_idf, written out again here. */
@@ -142,6 +142,17 @@ describe('nearDuplicateOrder', () => {
     const keys = ['a', 'b', 'c', 'a', 'd', 'b', 'a'];
     const { order, groupStarts } = nearDuplicateOrder(Int32Array.from(keys.keys()), (slot) => keys[slot]!);
     expect([...order]).toEqual([0, 3, 6, 1, 5, 2, 4]);
+    expect([...groupStarts]).toEqual([0, 3, 5, 6, 7]);
+  });
+});
+
+describe('splitGroups', () => {
+  it('splits a sketch group into runs of documents near its first member, in order', () => {
+    // Slots 0, 2, 5 are one page's versions, 3 and 4 another's; 1 shares the sketch alone.
+    const page = (slot: number) => ({ 0: 'a', 2: 'a', 5: 'a', 3: 'b', 4: 'b', 1: 'c', 6: 'd' })[slot];
+    const sketched = { order: Int32Array.from([0, 3, 2, 4, 1, 5, 6]), groupStarts: Int32Array.from([0, 6, 7]) };
+    const { order, groupStarts } = splitGroups(sketched, (representative, slot) => page(representative) === page(slot));
+    expect([...order]).toEqual([0, 2, 5, 3, 4, 1, 6]);
     expect([...groupStarts]).toEqual([0, 3, 5, 6, 7]);
   });
 });

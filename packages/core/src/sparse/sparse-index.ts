@@ -156,13 +156,12 @@ export class SparseIndex {
   }
 
   /**
-   * Renumbers the live documents so that near-duplicates take consecutive slots (near-duplicate-order.ts),
-   * dropping tombstones: searches then prune runs of weak copies together. Results are unchanged. For an
-   * index about to serve or be saved; documents upserted later take slots at the end until the next call.
+   * Renumbers the live documents so that near-duplicates take consecutive slots, in groups that a search
+   * scores once (near-duplicate-order.ts, duplicate-groups.ts), dropping tombstones. Results are unchanged.
+   * For an index about to serve or be saved; documents upserted later take slots at the end until the next call.
    */
   clusterNearDuplicates(): void {
-    const slotCount = this.idOfSlot.length;
-    const isLive = new Uint8Array(slotCount);
+    const isLive = new Uint8Array(this.idOfSlot.length);
     for (const slot of this.slotOf.values()) isLive[slot] = 1;
     const liveSlots = Int32Array.from(this.slotOf.values()).sort();
     const commonAbove = Math.max(COMMON_FLOOR, this.slotOf.size * COMMON_SHARE);
@@ -171,7 +170,12 @@ export class SparseIndex {
     const sketched = nearDuplicateOrder(liveSlots, (slot) => minHashKey(this.termsOfSlots.at(slot), isCommon));
     const { order, groupStarts } = splitGroups(sketched, (representative, slot) => forward.differsInAtMost(representative, slot, NEAR_DUPLICATE_DIFFERENCES));
     this.groups = DuplicateGroups.build(order, groupStarts, forward);
-    const newSlotOf = new Int32Array(slotCount);
+    this.renumber(order, isLive);
+  }
+
+  /** Slot order[i] becomes slot i in every list and row; the slots `isLive` does not mark are dropped. */
+  private renumber(order: Int32Array, isLive: Uint8Array): void {
+    const newSlotOf = new Int32Array(this.idOfSlot.length);
     order.forEach((slot, newSlot) => (newSlotOf[slot] = newSlot));
     let longest = 0;
     for (const list of this.postings.values()) longest = Math.max(longest, list.length);

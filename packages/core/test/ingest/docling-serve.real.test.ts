@@ -11,7 +11,6 @@
  * (docling_serve/app.py, process_file); with DOCLING_SERVE_API_KEY set, a request without the right `X-Api-Key`
  * gets 401 (docling_serve/auth.py, APIKeyAuth).
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,8 +18,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkMarkdown, type Chunk } from '../../src/index.ts';
 import { DoclingServeConverter, DocxConverter, HtmlConverter, PptxConverter, type Converter } from '../../src/ingestion.ts';
 import { startDoclingServe, type DoclingServe } from '../real/docling-serve.ts';
-import { realComponentSkipReason, repositoryRoot, venvPython } from '../real/real-components.ts';
+import { realComponentSkipReason, venvPython } from '../real/real-components.ts';
 import { docxDocument, pdfWithText, pptxDeck } from './fixture-documents.ts';
+import { runIngestCli } from '../../../../ingest/test/ingest-cli.ts';
 import { guide, HTML_PAGE } from './fixture-folder.ts';
 
 const python = venvPython('docling');
@@ -156,7 +156,7 @@ describe.skipIf(skipReason !== undefined)('DoclingServeConverter against the rea
       const expected = await expectedChunkCounts(fixtures, converter);
       expect(expected.docling, 'the fixtures must chunk differently, or the count proves nothing').not.toBe(expected.embedded);
 
-      const run = await ingestCli(corpus, dataDir, { DOCLING_URL: docling.url, DOCLING_API_KEY: API_KEY });
+      const run = await runIngestCli(dataDir, [corpus], { DOCLING_URL: docling.url, DOCLING_API_KEY: API_KEY });
 
       expect(run.stderr).not.toContain('failed:');
       expect(run.lastLine).toBe(`done: 4 files, ${expected.docling} chunks, ${expected.docling} upserts, 0 deletes, 0 skipped, 0 errors`);
@@ -188,27 +188,4 @@ async function expectedChunkCounts(fixtures: Fixture[], docling: DoclingServeCon
     counts.embedded += embedded;
   }
   return counts;
-}
-
-interface CliRun {
-  code: number | null;
-  stderr: string;
-  lastLine: string;
-}
-
-/** `pnpm ingest FOLDER` with DOCLING_URL set, on the embedded store (LanceDB) and no embedder. */
-function ingestCli(folder: string, dataDir: string, docling: { DOCLING_URL: string; DOCLING_API_KEY: string }): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('pnpm', ['exec', 'tsx', 'ingest/src/cli.ts', folder], {
-      cwd: repositoryRoot,
-      env: { ...process.env, RAG_DATA_DIR: dataDir, LOG_LEVEL: 'warn', QDRANT_URL: '', EMBED_URL: '', EMBED_MODEL: '', GCS_BUCKET: '', ...docling },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (part: Buffer) => (stdout += part.toString()));
-    child.stderr.on('data', (part: Buffer) => (stderr += part.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stderr, lastLine: stdout.trimEnd().split('\n').at(-1) ?? '' }));
-  });
 }

@@ -162,6 +162,12 @@ describe('minHashKey', () => {
   it('is the same for sets that differ only in common indices', () => {
     expect(minHashKey([100, 101, 102, 103, 1, 2], (index) => !rare(index))).toBe(minHashKey([103, 102, 101, 100, 7], (index) => !rare(index)));
   });
+  it('does not depend on the order of the indices', () => {
+    const indices = Array.from({ length: 40 }, (_, i) => 7919 * (i + 1));
+    const rotated = (by: number) => [...indices.slice(by), ...indices.slice(0, by)];
+    const keys = new Set([indices, [...indices].reverse(), rotated(13), rotated(29)].map((order) => minHashKey(order, () => false)));
+    expect(keys.size).toBe(1);
+  });
   it('differs for sets of other rare indices', () => {
     expect(minHashKey([100, 101, 102, 103], () => false)).not.toBe(minHashKey([200, 201, 202, 203], () => false));
   });

@@ -3,6 +3,7 @@
  * headings and fenced code found by a CommonMark parser. Deliberate differences: DIFFERENCES.md.
  */
 import { fromMarkdown } from 'mdast-util-from-markdown';
+import type { DocumentStructure } from '../converters/converter.ts';
 import { pythonStrip } from './split-text.ts';
 
 export interface MarkdownSection {
@@ -103,10 +104,13 @@ export function sectionText(layout: SectionLayout, start = 0, end = layout.langc
   return text + layout.langchainText.slice(cursor, end);
 }
 
-/** MarkdownHeaderTextSplitter's line loop, with headings and code ranges taken from the parser. */
-export function splitMarkdownLayouts(markdown: string): SectionLayout[] {
+/**
+ * MarkdownHeaderTextSplitter's line loop, with headings and code ranges taken from the parser, or from the
+ * converter's `structure` when it gives one.
+ */
+export function splitMarkdownLayouts(markdown: string, structure?: DocumentStructure): SectionLayout[] {
   const lines = markdown.split('\n');
-  const roles = lineRoles(markdown, lines);
+  const roles = structure ? structureRoles(structure, lines.length) : lineRoles(markdown, lines);
   const paragraphs: Paragraph[] = [];
   const headings: Heading[] = [];
   let current: Line[] = [];
@@ -214,6 +218,18 @@ function lineIndexOf(source: Source, point: Point): number {
     else high = mid - 1;
   }
   return low;
+}
+
+/** The roles a converter declared: its headings, and the lines between its code fences (written at column 0). */
+function structureRoles(structure: DocumentStructure, lineCount: number): LineRole[] {
+  const roles: LineRole[] = Array.from({ length: lineCount }, () => ({ kind: 'text' }));
+  for (const { line, level, text } of structure.headings) {
+    if (line < lineCount) roles[line] = { kind: 'heading', level, value: cleanLine(text) };
+  }
+  for (const { openingLine, closingLine } of structure.codeBlocks) {
+    for (let line = openingLine + 1; line < Math.min(closingLine, lineCount); line += 1) roles[line] = { kind: 'code', fenceIndent: 0 };
+  }
+  return roles;
 }
 
 function lineRoles(markdown: string, lines: string[]): LineRole[] {

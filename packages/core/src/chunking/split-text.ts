@@ -98,23 +98,26 @@ function splitKeepingSeparator(whole: Piece, separator: string): Piece[] {
   return pieces;
 }
 
-/** `_merge_splits` with an empty join separator (keep_separator already kept it). */
+/**
+ * `_merge_splits` with an empty join separator (keep_separator already kept it). The window is the run of
+ * pieces from `first` up to the current one: Python pops its front, which here only moves `first`, so a
+ * section of a million one-character pieces costs what its length does.
+ */
 function mergePieces(pieces: Piece[], { chunkSize, chunkOverlap }: SplitOptions): TextSpan[] {
   const spans: TextSpan[] = [];
-  let window: Piece[] = [];
+  let first = 0;
   let total = 0;
-  for (const piece of pieces) {
-    if (total + piece.length > chunkSize && window.length > 0) {
-      spans.push(spanOf(window));
+  pieces.forEach((piece, index) => {
+    if (total + piece.length > chunkSize && index > first) {
+      spans.push(spanOf(pieces.slice(first, index)));
       while (total > chunkOverlap || (total + piece.length > chunkSize && total > 0)) {
-        total -= window[0]?.length ?? 0;
-        window = window.slice(1);
+        total -= pieces[first]?.length ?? 0;
+        first += 1;
       }
     }
-    window.push(piece);
     total += piece.length;
-  }
-  if (window.length > 0) spans.push(spanOf(window));
+  });
+  if (pieces.length > first) spans.push(spanOf(pieces.slice(first)));
   return spans;
 }
 

@@ -8,7 +8,28 @@ export interface Converter {
   /** The extensions whose documents toPagedMarkdown places on pages (PDF pages, PPTX slides). */
   readonly pagedExtensions?: readonly string[];
   /** toMarkdown's Markdown with where each page starts in it; `pages` absent for a document of a type without pages. */
-  toPagedMarkdown?(bytes: Buffer, fileName: string, signal?: AbortSignal): Promise<PagedMarkdown>;
+  toPagedMarkdown?(bytes: Buffer, fileName: string, signal?: AbortSignal): Promise<ConvertedDocument>;
+}
+
+/** The structure of a converted document's Markdown, by line (0-based, the Markdown split on "\n"). */
+export interface DocumentStructure {
+  /** In line order. A heading line is left out of the chunks' text; its text joins their heading path. */
+  headings: HeadingLine[];
+  /** In line order: code whose lines keep their indentation in the chunks' text. */
+  codeBlocks: CodeLines[];
+}
+
+/** Line `line` is a heading of `level` (1 the highest; a heading closes every open one of its level or deeper). */
+export interface HeadingLine {
+  line: number;
+  level: number;
+  text: string;
+}
+
+/** A fenced code block: `openingLine` and `closingLine` are its fences, the lines between them its code. */
+export interface CodeLines {
+  openingLine: number;
+  closingLine: number;
 }
 
 /** Where a page or slide (`page`, 1-based) starts in the Markdown: a UTF-16 offset. */
@@ -17,8 +38,15 @@ export interface PageStart {
   offset: number;
 }
 
-export interface PagedMarkdown {
+/** A converted document: Markdown, and what the converter knows of its structure and pages. */
+export interface ConvertedDocument {
   markdown: string;
+  /**
+   * The document's headings and code blocks as the converter found them. Given, the chunker takes them as
+   * they are and reads no Markdown syntax: a text line that happens to start with `#` (a shell comment in
+   * a PDF) stays text. Absent, the Markdown is parsed for its ATX headings and fenced code.
+   */
+  structure?: DocumentStructure | undefined;
   /** Ascending by offset and by page; [] when the document has pages but none could be placed. */
   pages?: PageStart[] | undefined;
   /** Where each item with boxes (a docling item) starts, ascending by offset; absent when the converter gives none. */
@@ -32,7 +60,7 @@ export interface ItemBoxes {
 }
 
 /** The document as Markdown, with its page starts when the converter places it on pages. */
-export async function convertDocument(converter: Converter, bytes: Buffer, fileName: string, signal?: AbortSignal): Promise<PagedMarkdown> {
+export async function convertDocument(converter: Converter, bytes: Buffer, fileName: string, signal?: AbortSignal): Promise<ConvertedDocument> {
   if (converter.toPagedMarkdown) return converter.toPagedMarkdown(bytes, fileName, signal);
   return { markdown: await converter.toMarkdown(bytes, fileName, signal) };
 }

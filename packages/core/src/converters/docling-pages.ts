@@ -1,4 +1,4 @@
-import type { ItemBoxes, PagedMarkdown, PageStart } from './converter.ts';
+import type { ItemBoxes, ConvertedDocument, PageStart } from './converter.ts';
 import { boxesOf, type DoclingProvenance } from './docling-boxes.ts';
 
 /**
@@ -36,7 +36,7 @@ interface DoclingNode {
  * written with the group, before that break, so in a PPTX, whose slides are groups, each break stands after
  * the slide it should precede; and a break names no page. They serve only when the JSON is missing.
  */
-export function placePages(markdownWithBreaks: string, document: unknown): PagedMarkdown {
+export function placePages(markdownWithBreaks: string, document: unknown): ConvertedDocument {
   const { markdown, breaks } = removeBreaks(markdownWithBreaks);
   const located = locateItems(markdown, document);
   if (located.length > 0) return { markdown, pages: pageStarts(located), ...itemBoxes(located) };

@@ -14,7 +14,7 @@ import {
   withRetries,
   type RemoteCallOptions,
 } from '../http/remote-call.ts';
-import type { Converter, PagedMarkdown } from './converter.ts';
+import type { Converter, ConvertedDocument } from './converter.ts';
 import { extensionOf } from './converter-registry.ts';
 import { PAGE_BREAK_PLACEHOLDER, placePages, withoutPageBreaks } from './docling-pages.ts';
 import { unreadable } from './unreadable.ts';
@@ -58,7 +58,7 @@ export class DoclingServeConverter implements Converter {
     return (await this.toPagedMarkdown(bytes, fileName, signal)).markdown;
   }
 
-  async toPagedMarkdown(bytes: Buffer, fileName: string, signal?: AbortSignal): Promise<PagedMarkdown> {
+  async toPagedMarkdown(bytes: Buffer, fileName: string, signal?: AbortSignal): Promise<ConvertedDocument> {
     const answer = await this.convert(bytes, basename(fileName), signal);
     if (!answer.status || !USABLE_STATUSES.has(answer.status)) {
       throw unreadable(`docling-serve: ${answer.status ?? 'no status'}${describeErrors(answer.errors)}`);

@@ -1,4 +1,4 @@
-import type { PagedMarkdown } from './converter.ts';
+import type { ConvertedDocument } from './converter.ts';
 
 /** One page's (or slide's) Markdown, numbered from 1 as the document shows it. */
 export interface PageMarkdown {
@@ -7,7 +7,7 @@ export interface PageMarkdown {
 }
 
 /** Pages joined by a blank line, each starting a paragraph, with where each starts; empty pages are left out. */
-export function joinPages(pages: readonly PageMarkdown[]): PagedMarkdown {
+export function joinPages(pages: readonly PageMarkdown[]): ConvertedDocument {
   const kept = pages.filter((page) => page.markdown !== '');
   let offset = 0;
   const starts = kept.map(({ page, markdown }) => {

@@ -1,5 +1,5 @@
 import { extractText, getDocumentProxy } from 'unpdf';
-import type { Converter, PagedMarkdown } from './converter.ts';
+import type { Converter, ConvertedDocument } from './converter.ts';
 import { joinPages } from './paged-markdown.ts';
 import { reasonOf, unreadable } from './unreadable.ts';
 
@@ -16,7 +16,7 @@ export class PdfConverter implements Converter {
     return (await this.toPagedMarkdown(bytes)).markdown;
   }
 
-  async toPagedMarkdown(bytes: Buffer): Promise<PagedMarkdown> {
+  async toPagedMarkdown(bytes: Buffer): Promise<ConvertedDocument> {
     if (bytes.length === 0) throw unreadable('empty file');
     const pages = await extractPages(bytes);
     // unpdf gives one text per page, in page order (mergePages: false): the page number is its position.

@@ -1,6 +1,6 @@
 import { XMLParser } from 'fast-xml-parser';
 import type JSZip from 'jszip';
-import type { Converter, PagedMarkdown } from './converter.ts';
+import type { Converter, ConvertedDocument } from './converter.ts';
 import { joinPages, type PageMarkdown } from './paged-markdown.ts';
 import { unreadable } from './unreadable.ts';
 import { childrenOf, slideText, type XmlNode } from './pptx-slide.ts';
@@ -23,7 +23,7 @@ export class PptxConverter implements Converter {
     return (await this.toPagedMarkdown(bytes)).markdown;
   }
 
-  async toPagedMarkdown(bytes: Buffer): Promise<PagedMarkdown> {
+  async toPagedMarkdown(bytes: Buffer): Promise<ConvertedDocument> {
     if (bytes.length === 0) throw unreadable('empty file');
     const zip = await openZipWithinLimits(bytes, 'PPTX', this.limits);
     if (!zip.file('ppt/presentation.xml')) throw unreadable('not a PPTX: no ppt/presentation.xml');

@@ -4,7 +4,7 @@ import pLimit from 'p-limit';
 import { sameGroups } from '../access/groups.ts';
 import { sameMetadata } from '../search-filter/document-metadata.ts';
 import { documentTitle } from '../search-filter/document-title.ts';
-import { chunkMarkdown } from '../chunking/chunk-markdown.ts';
+import { chunkDocument } from '../chunking/chunk-markdown.ts';
 import { convertDocument, pagesDocuments, type Converter } from '../converters/converter.ts';
 import { extensionOf, type ConverterRegistry } from '../converters/converter-registry.ts';
 import type { ChunkContexts, ContextDocument, DocumentContexts } from '../context/chunk-contexts.ts';
@@ -262,12 +262,13 @@ async function syncDocument(document: SourceDocument, previous: IndexedDocument 
   assertWithinSize(bytes.length, maxFileBytes);
   const contentHash = contentHashOf(bytes);
   if (checkChanges && previous.contentHash === contentHash) return keepContent(document, previous, run);
-  const { markdown, pages, boxes } = await inSpan('convert', { attributes: { 'rag.document.bytes': bytes.length } }, () => asDocumentFault(() => convertDocument(converter, bytes, document.uri, options.signal)));
+  const converted = await inSpan('convert', { attributes: { 'rag.document.bytes': bytes.length } }, () => asDocumentFault(() => convertDocument(converter, bytes, document.uri, options.signal)));
+  const { markdown } = converted;
   // Converting held the event loop, and chunking holds it again: a timers turn lets the writing heartbeat (an
   // interval) and a SIGTERM in between; setImmediate would not wait for due timers.
   await nextTurn(0);
   options.signal?.throwIfAborted();
-  const chunks = await asDocumentFault(() => chunkMarkdown(markdown, document.uri, options.chunking, pages, boxes));
+  const chunks = await asDocumentFault(() => chunkDocument(converted, document.uri, options.chunking));
   summary.chunks += chunks.length;
   if (options.dryRun) {
     options.logger.info({ uri: document.uri, chunks: chunks.length }, 'dry run');

@@ -15,6 +15,7 @@ export interface MarkdownSection {
 type LineRole =
   | { kind: 'text' }
   | { kind: 'heading'; level: number; value: string }
+  | { kind: 'section-end'; level: number }
   | { kind: 'code'; fenceIndent: number };
 
 /** The slice of mdast we read (typed here: @types/mdast is not a direct dependency). */
@@ -72,6 +73,7 @@ const MAX_HEADING_LEVEL = 3;
 const NON_PRINTABLE = /(?! )[\p{C}\p{Z}]/gu;
 const FENCE_ONLY = /^(`{3,}|~{3,})$/;
 const PARAGRAPH_JOIN = '  \n';
+const CONVERTED_PARAGRAPH_JOIN = '\n\n';
 /**
  * Only block structure is read (ATX headings, fenced code), so micromark's inline constructs are
  * switched off: they are where its super-linear paths are (40 kB of `*a` took 8 s in `attention`,
@@ -126,6 +128,9 @@ export function splitMarkdownLayouts(markdown: string, structure?: DocumentStruc
     if (role.kind === 'heading') {
       flush();
       enterHeading(headings, role);
+    } else if (role.kind === 'section-end') {
+      flush();
+      while ((headings.at(-1)?.level ?? 0) >= role.level) headings.pop();
     } else if (role.kind === 'code') {
       current.push(codeLine(line, role.fenceIndent, source));
     } else {
@@ -135,7 +140,8 @@ export function splitMarkdownLayouts(markdown: string, structure?: DocumentStruc
     }
   });
   flush();
-  return joinParagraphs(paragraphs);
+  // Converted documents are not the seed's Markdown: their paragraphs stay paragraphs, which the splitter prefers to break between.
+  return joinParagraphs(paragraphs, structure ? CONVERTED_PARAGRAPH_JOIN : PARAGRAPH_JOIN);
 }
 
 /** A heading closes every open heading of the same or a deeper level. */
@@ -163,7 +169,7 @@ function paragraphOf(lines: Line[], headings: Heading[]): Paragraph {
 }
 
 /** LangChain joins consecutive paragraphs under the same headings with "  \n" (a Markdown hard break). */
-function joinParagraphs(paragraphs: Paragraph[]): SectionLayout[] {
+function joinParagraphs(paragraphs: Paragraph[], join: string): SectionLayout[] {
   const sections: Paragraph[] = [];
   for (const paragraph of paragraphs) {
     const last = sections.at(-1);
@@ -171,8 +177,8 @@ function joinParagraphs(paragraphs: Paragraph[]): SectionLayout[] {
       sections.push({ ...paragraph, codeIndents: [...paragraph.codeIndents], lineSources: [...paragraph.lineSources] });
       continue;
     }
-    const shift = last.langchainText.length + PARAGRAPH_JOIN.length;
-    last.langchainText += PARAGRAPH_JOIN + paragraph.langchainText;
+    const shift = last.langchainText.length + join.length;
+    last.langchainText += join + paragraph.langchainText;
     last.codeIndents.push(...paragraph.codeIndents.map((c) => ({ offset: c.offset + shift, indent: c.indent })));
     last.lineSources.push(...paragraph.lineSources.map((line) => ({ offset: line.offset + shift, source: line.source })));
   }
@@ -225,6 +231,9 @@ function structureRoles(structure: DocumentStructure, lineCount: number): LineRo
   const roles: LineRole[] = Array.from({ length: lineCount }, () => ({ kind: 'text' }));
   for (const { line, level, text } of structure.headings) {
     if (line < lineCount) roles[line] = { kind: 'heading', level, value: cleanLine(text) };
+  }
+  for (const { line, level } of structure.sectionEnds ?? []) {
+    if (line < lineCount) roles[line] = { kind: 'section-end', level };
   }
   for (const { openingLine, closingLine } of structure.codeBlocks) {
     for (let line = openingLine + 1; line < Math.min(closingLine, lineCount); line += 1) roles[line] = { kind: 'code', fenceIndent: 0 };

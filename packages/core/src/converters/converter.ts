@@ -17,6 +17,14 @@ export interface DocumentStructure {
   headings: HeadingLine[];
   /** In line order: code whose lines keep their indentation in the chunks' text. */
   codeBlocks: CodeLines[];
+  /** In line order: where sections close without a heading of their own (a definition list's entries end). */
+  sectionEnds?: SectionEnd[];
+}
+
+/** Line `line` (a blank one) closes the open headings of `level` and deeper. */
+export interface SectionEnd {
+  line: number;
+  level: number;
 }
 
 /** Line `line` is a heading of `level` (1 the highest; a heading closes every open one of its level or deeper). */
@@ -47,6 +55,8 @@ export interface ConvertedDocument {
    * a PDF) stays text. Absent, the Markdown is parsed for its ATX headings and fenced code.
    */
   structure?: DocumentStructure | undefined;
+  /** Set for an HTML page that is nearly all links (a table of contents, an index): see html/link-list-pages.ts. */
+  linkList?: { links: number; indexedLightly: boolean } | undefined;
   /** Ascending by offset and by page; [] when the document has pages but none could be placed. */
   pages?: PageStart[] | undefined;
   /** Where each item with boxes (a docling item) starts, ascending by offset; absent when the converter gives none. */

@@ -1,19 +1,26 @@
 import mammoth from 'mammoth';
-import type { Converter } from './converter.ts';
-import { htmlToMarkdown } from './html.ts';
+import type { Converter, ConvertedDocument } from './converter.ts';
+import { htmlToDocument } from './html.ts';
 import { reasonOf, unreadable } from './unreadable.ts';
 import { DEFAULT_ZIP_LIMITS, openZipWithinLimits, type ZipLimits } from './zip-limits.ts';
 
 /** Pictures carry no text to search; mammoth's default would inline them as base64 into every chunk. */
 const dropImages = mammoth.images.imgElement(async () => ({ src: '' }));
 
-/** Word documents through mammoth's semantic HTML (Heading 1–6 styles become h1–h6), then Markdown. */
+/**
+ * Word documents through mammoth's semantic HTML (Heading 1–6 styles become h1–h6), then the HTML
+ * converter's clean text and structure (all of it content: a Word document has no site navigation).
+ */
 export class DocxConverter implements Converter {
   readonly extensions = ['docx'] as const;
 
   constructor(private readonly limits: ZipLimits = DEFAULT_ZIP_LIMITS) {}
 
   async toMarkdown(bytes: Buffer): Promise<string> {
+    return (await this.toPagedMarkdown(bytes)).markdown;
+  }
+
+  async toPagedMarkdown(bytes: Buffer): Promise<ConvertedDocument> {
     if (bytes.length === 0) throw unreadable('empty file');
     // mammoth inflates the parts it reads with no limit: the archive is checked first.
     await openZipWithinLimits(bytes, 'DOCX', this.limits);
@@ -23,6 +30,6 @@ export class DocxConverter implements Converter {
     } catch (error) {
       throw unreadable(`not a readable DOCX: ${reasonOf(error)}`, error);
     }
-    return htmlToMarkdown(html);
+    return htmlToDocument(html, { mainContentOnly: false });
   }
 }

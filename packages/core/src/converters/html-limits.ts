@@ -1,9 +1,9 @@
 import { RagError } from '../errors.ts';
 
 /**
- * Elements open at once before an HTML document is refused unparsed. node-html-markdown's work grows
- * with the depth of unclosed elements (1,000 unclosed `<span>` took half a second, 200,000 `<div>`
- * over a minute) and it recurses per level; real pages nest a few dozen deep.
+ * Elements open at once before an HTML document is refused unparsed. The converter walks the tree
+ * recursively, a stack frame or two per level (200,000 nested `<div>` would overflow the stack); real
+ * pages nest a few dozen deep.
  */
 export const DEFAULT_MAX_HTML_DEPTH = 256;
 

@@ -1,24 +1,69 @@
-import { NodeHtmlMarkdown } from 'node-html-markdown';
-import type { Converter } from './converter.ts';
+import type { Converter, ConvertedDocument } from './converter.ts';
 import { assertHtmlWithinLimits } from './html-limits.ts';
+import { type Document, type Element, firstElementNamed, parseHtml } from './html/html-dom.ts';
+import { plainText } from './html/inline-text.ts';
+import { HtmlRenderer } from './html/html-renderer.ts';
+import { isLinkListPage, LIGHT_LIST_LINK_DENSITY, type LinkPagesPolicy } from './html/link-list-pages.ts';
+import { contentNavigation, mainContent, type MainContent, type NavigationRule, ORDINARY_PAGE } from './html/main-content.ts';
 import { decodeText } from './text-content.ts';
 
-/** GitHub-flavoured Markdown out: ATX headings, fenced code (language kept), pipe tables, `*` lists. */
-const translator = new NodeHtmlMarkdown({ codeFence: '```', bulletMarker: '*', maxConsecutiveNewlines: 2 });
+export interface HtmlOptions {
+  /** What a page of links (a table of contents, an index) is indexed with (INGEST_LINK_PAGES); default light. */
+  linkPages?: LinkPagesPolicy;
+  /**
+   * Look for the page's main content and leave its navigation out (default); false for HTML that is all
+   * content (a Word document's, from mammoth).
+   */
+  mainContentOnly?: boolean;
+}
 
 /**
- * HTML as the chunker needs it: headings, lists, tables and code as Markdown, never raw tags (the seed
- * indexed tags as text). HTML nested too deep is refused unparsed (RAG_DOCUMENT_TOO_COMPLEX, see html-limits.ts).
+ * HTML as the chunker needs it: the page's main content (html/main-content.ts), as Markdown lines with
+ * their structure (html/html-renderer.ts), in time linear in the page's size. HTML nested too deep is
+ * refused unparsed (RAG_DOCUMENT_TOO_COMPLEX, see html-limits.ts).
  */
-export function htmlToMarkdown(html: string): string {
+export function htmlToDocument(html: string, options: HtmlOptions = {}): ConvertedDocument {
   assertHtmlWithinLimits(html);
-  return translator.translate(html);
+  const document = parseHtml(html);
+  const content = mainContent(document);
+  if (options.mainContentOnly === false) return render(document, content.chrome, new Set(), content);
+  const linkList = isLinkListPage(content);
+  const light = (options.linkPages ?? 'light') === 'light';
+  const navigation = contentNavigation(content, linkList ? linkListRule(light) : ORDINARY_PAGE);
+  const converted = render(content.root, content.chrome, navigation, content, pageTitle(document));
+  return linkList ? { ...converted, linkList: { links: content.links, indexedLightly: light } } : converted;
+}
+
+function linkListRule(light: boolean): NavigationRule {
+  return light ? { kind: 'blocks', maxShare: 1, minLinks: 1, minDensity: LIGHT_LIST_LINK_DENSITY } : { kind: 'permalinks' };
+}
+
+function render(root: Document | Element, chrome: Set<Element>, navigation: Set<Element>, content: MainContent, title = ''): ConvertedDocument {
+  const skipped = (element: Element) => chrome.has(element) || navigation.has(element);
+  return new HtmlRenderer(root, skipped, content.measure, title).render();
+}
+
+/** The `<title>` of the page, collapsed; empty when it has none. */
+function pageTitle(document: Document): string {
+  const title = firstElementNamed(document, 'title');
+  return title ? plainText(title, () => false) : '';
+}
+
+/** The Markdown of an HTML fragment or page, all of it content (what DOCX conversion goes through). */
+export function htmlToMarkdown(html: string): string {
+  return htmlToDocument(html, { mainContentOnly: false }).markdown;
 }
 
 export class HtmlConverter implements Converter {
   readonly extensions = ['html', 'htm'] as const;
 
+  constructor(private readonly options: HtmlOptions = {}) {}
+
   async toMarkdown(bytes: Buffer): Promise<string> {
-    return htmlToMarkdown(decodeText(bytes, 'HTML'));
+    return (await this.toPagedMarkdown(bytes)).markdown;
+  }
+
+  async toPagedMarkdown(bytes: Buffer): Promise<ConvertedDocument> {
+    return htmlToDocument(decodeText(bytes, 'HTML'), this.options);
   }
 }

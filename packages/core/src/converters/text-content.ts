@@ -6,6 +6,11 @@ import { unreadable } from './unreadable.ts';
  * as UTF-8 loses only its accented letters (a few percent of French prose, 20 % of a sentence packed with them).
  */
 const MAX_SUSPICIOUS_SHARE = 0.3;
+/**
+ * Share of NUL bytes past which a text file is binary. Not any NUL at all, as git's heuristic has it: published
+ * pages hold a few (Javadoc shows the NUL character of a constant as itself: 2 in 55 kB).
+ */
+const MAX_NUL_SHARE = 0.01;
 const REPLACEMENT = 0xfffd;
 
 /**
@@ -14,13 +19,19 @@ const REPLACEMENT = 0xfffd;
  */
 export function decodeText(bytes: Buffer, format: string): string {
   if (isUtf16(bytes)) throw unreadable(`${format} file in UTF-16: save it as UTF-8`);
-  if (bytes.includes(0)) throw unreadable(`binary content in a ${format} file (NUL bytes)`);
+  if (nulBytes(bytes) > MAX_NUL_SHARE * bytes.length) throw unreadable(`binary content in a ${format} file (NUL bytes)`);
   const text = bytes.toString('utf8');
   const suspicious = suspiciousCharacters(text);
   if (text.length > 0 && suspicious / text.length > MAX_SUSPICIOUS_SHARE) {
     throw unreadable(`binary content in a ${format} file (${Math.round((suspicious / text.length) * 100)} % of its characters are not UTF-8 text)`);
   }
   return text;
+}
+
+function nulBytes(bytes: Buffer): number {
+  let count = 0;
+  for (let index = bytes.indexOf(0); index !== -1; index = bytes.indexOf(0, index + 1)) count += 1;
+  return count;
 }
 
 /** A byte order mark of UTF-16 (https://www.unicode.org/faq/utf_bom.html#bom1). */

@@ -1,0 +1,221 @@
+/**
+ * The main content of a page as Markdown lines and their structure, in one walk of the tree: headings
+ * (levels counted from the page's highest), paragraphs, lists, tables as compact pipe tables, code as
+ * fenced blocks, long definition lists as sections. Text is written as it reads: no Markdown escaping,
+ * link text without its target, pictures by their alt text.
+ */
+import type { ConvertedDocument } from '../converter.ts';
+import { definitionEntries, entriesAsSections } from './definition-lists.ts';
+import { type AnyNode, type Element, elementsIn, isTag, isText } from './html-dom.ts';
+import { dataTableRows, pipeTableLines, rowsOf } from './html-tables.ts';
+import { codeLanguage, collapseWhitespace, imageText, isActionLink, plainText, preformattedText } from './inline-text.ts';
+import { MarkdownWriter } from './markdown-writer.ts';
+import type { TextMeasure } from './text-measure.ts';
+
+const HEADING_RANK: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
+const LISTS = new Set(['ul', 'ol', 'menu']);
+/** Elements that start and end a block (in a list item: a line). */
+const BLOCKS = new Set([
+  'p', 'div', 'section', 'article', 'main', 'header', 'footer', 'blockquote', 'figure', 'figcaption', 'details', 'summary',
+  'address', 'center', 'fieldset', 'legend', 'hgroup', 'li', 'dt', 'dd', 'caption', 'form', 'body', 'html', 'tr', 'td', 'th', 'tbody', 'thead', 'tfoot',
+]);
+/** Headings are cut at this many characters (a long signature as a term). */
+const MAX_HEADING_CHARS = 300;
+
+export class HtmlRenderer {
+  private readonly writer = new MarkdownWriter();
+  /** The text of the line being written, not yet collapsed. */
+  private parts: string[] = [];
+  /** What the next line written starts with (a list item's marker). */
+  private linePrefix = '';
+  private listDepth = 0;
+  /** Levels of the headings open above the current position, as the chunker will see them. */
+  private readonly openLevels: number[] = [];
+  private readonly topRank: number;
+  /** 1 when the page's title heads the document: its own headings then sit one level under it. */
+  private levelShift = 0;
+
+  /** `title`: the page's `<title>`, its top heading when its content starts with text before any heading of its own. */
+  constructor(
+    private readonly root: AnyNode,
+    private readonly skipped: (element: Element) => boolean,
+    private readonly measure: TextMeasure,
+    private readonly title = '',
+  ) {
+    this.topRank = highestHeadingRank(root, skipped);
+  }
+
+  render(): ConvertedDocument {
+    if (this.title !== '' && startsWithText(this.root, this.skipped)) {
+      this.heading(1, this.title);
+      this.levelShift = 1;
+    }
+    this.children(this.root);
+    this.endBlock();
+    if (!this.writer.hasText) this.headingsAsText();
+    return this.writer.toDocument();
+  }
+
+  /**
+   * A page of headings and nothing else (a table of contents or an index indexed without its links) would make
+   * no chunk at all, and would be converted again by every run: its headings become its one paragraph.
+   */
+  private headingsAsText(): void {
+    const headings = this.writer.headingTexts();
+    if (headings.length === 0) return;
+    this.writer.sectionEnd(1);
+    this.writer.line(headings.join(' · '));
+  }
+
+
+  private children(node: AnyNode): void {
+    if ('children' in node) for (const child of node.children) this.node(child);
+  }
+
+  private node(node: AnyNode): void {
+    if (isText(node)) {
+      this.parts.push(node.data);
+      return;
+    }
+    if (!isTag(node) || this.skipped(node)) return;
+    const rank = HEADING_RANK[node.name];
+    if (rank !== undefined) this.heading(rank - this.topRank + 1 + this.levelShift, this.titleText(node));
+    else if (node.name === 'pre') this.code(node);
+    else if (node.name === 'table') this.table(node);
+    else if (LISTS.has(node.name)) this.list(node);
+    else if (node.name === 'dl') this.definitionList(node);
+    else if (node.name === 'br') this.endLine();
+    else if (node.name === 'hr') this.endBlock();
+    else if (node.name === 'img') this.parts.push(` ${imageText(node)} `);
+    else if (node.name === 'code' || node.name === 'kbd' || node.name === 'samp') this.inlineCode(node);
+    else if (BLOCKS.has(node.name)) this.block(node);
+    else this.children(node);
+  }
+
+  private block(element: Element): void {
+    if (this.listDepth > 0) {
+      this.endLine();
+      this.children(element);
+      this.endLine();
+      return;
+    }
+    this.endBlock();
+    this.children(element);
+    this.endBlock();
+  }
+
+  private heading(level: number, text: string): void {
+    this.endBlock();
+    const heading = text.length > MAX_HEADING_CHARS ? `${text.slice(0, MAX_HEADING_CHARS - 1).trimEnd()}…` : text;
+    if (heading === '') return;
+    while ((this.openLevels.at(-1) ?? 0) >= level) this.openLevels.pop();
+    this.openLevels.push(level);
+    this.writer.heading(level, heading);
+  }
+
+  /** A heading's or term's text, without the action links set beside it. */
+  private titleText(element: Element): string {
+    return plainText(element, (inner) => this.skipped(inner) || isActionLink(inner));
+  }
+
+  private code(pre: Element): void {
+    this.endBlock();
+    this.writer.code(preformattedText(pre, this.skipped), codeLanguage(pre));
+  }
+
+  private inlineCode(element: Element): void {
+    const text = plainText(element, this.skipped);
+    if (text !== '') this.parts.push(text.includes('`') ? text : `\`${text}\``);
+  }
+
+  private table(table: Element): void {
+    this.endBlock();
+    const rows = dataTableRows(table, this.skipped);
+    if (!rows) {
+      for (const row of rowsOf(table)) this.block(row);
+      return;
+    }
+    if (rows.caption !== '') this.writer.line(rows.caption);
+    for (const line of pipeTableLines(rows)) this.writer.line(line);
+    this.endBlock();
+  }
+
+  private list(list: Element): void {
+    this.endLine();
+    const ordered = list.name === 'ol';
+    let number = Number.parseInt(list.attribs.start ?? '1', 10) || 1;
+    this.listDepth += 1;
+    for (const item of list.children) {
+      if (!isTag(item) || item.name !== 'li' || this.skipped(item)) {
+        this.node(item);
+        continue;
+      }
+      this.endLine();
+      this.linePrefix = `${'  '.repeat(this.listDepth - 1)}${ordered ? `${number}.` : '*'} `;
+      number += 1;
+      this.children(item);
+      this.endLine();
+      this.linePrefix = '';
+    }
+    this.listDepth -= 1;
+    if (this.listDepth === 0) this.endBlock();
+  }
+
+  private definitionList(list: Element): void {
+    const entries = definitionEntries(list);
+    if (this.listDepth > 0 || !entriesAsSections(list, entries, this.measure)) {
+      this.block(list);
+      return;
+    }
+    const level = (this.openLevels.at(-1) ?? 0) + 1;
+    for (const { terms, descriptions } of entries) {
+      this.heading(level, terms.map((term) => this.titleText(term)).filter((text) => text !== '').join(' / '));
+      for (const description of descriptions) this.block(description);
+    }
+    this.endBlock();
+    while ((this.openLevels.at(-1) ?? 0) >= level) this.openLevels.pop();
+    this.writer.sectionEnd(level);
+  }
+
+  /** Writes the line being collected, if it has text. */
+  private endLine(): void {
+    const text = collapseWhitespace(this.parts.join('')).trim();
+    this.parts = [];
+    if (text === '') return;
+    this.writer.line(`${this.linePrefix}${text}`);
+    // The item's marker goes on its first line only.
+    this.linePrefix = '';
+  }
+
+  private endBlock(): void {
+    this.endLine();
+    this.writer.endBlock();
+  }
+}
+
+/** Whether the first thing a reader sees in the content is text rather than a heading. */
+function startsWithText(root: AnyNode, skipped: (element: Element) => boolean): boolean {
+  const stack: AnyNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (isText(node)) {
+      if (node.data.trim() !== '') return true;
+      continue;
+    }
+    if (isTag(node)) {
+      if (skipped(node)) continue;
+      if (HEADING_RANK[node.name] !== undefined) return false;
+    }
+    if ('children' in node) for (let index = node.children.length - 1; index >= 0; index -= 1) stack.push(node.children[index]!);
+  }
+  return false;
+}
+
+function highestHeadingRank(root: AnyNode, skipped: (element: Element) => boolean): number {
+  let highest = 6;
+  for (const element of elementsIn(root, skipped)) {
+    const rank = HEADING_RANK[element.name];
+    if (rank !== undefined && rank < highest) highest = rank;
+  }
+  return highest;
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { chunkDocument } from '../../src/chunking/chunk-markdown.ts';
+import { htmlToDocument } from '../../src/converters/html.ts';
+
+const converted = (body: string, title = '') => htmlToDocument(`<html><head><title>${title}</title></head><body><main>${body}</main></body></html>`);
+const chunksOf = (body: string, title = '') => chunkDocument(converted(body, title), 'page.html', { chunkSize: 1200, chunkOverlap: 200 });
+const bodyOf = (text: string) => text.slice(text.indexOf('\n\n') + 2);
+
+describe('HTML rendered as clean text', () => {
+  it('writes identifiers and numbered headings as they read: no Markdown escaping, no link targets', () => {
+    const [chunk] = chunksOf('<h2>28.2. The Cumulative Statistics System</h2><p>Run <a href="app-pgdump.html#PG-DUMP" title="pg_dump">pg_dump</a> with <code>--no-owner</code>; see <a href="a.html">Section 30.6</a> *not* emphasis_here.</p>');
+    expect(chunk!.headingPath).toBe('28.2. The Cumulative Statistics System');
+    expect(bodyOf(chunk!.text)).toBe('Run pg_dump with `--no-owner`; see Section 30.6 *not* emphasis_here.');
+  });
+
+  it('collapses whitespace, turns no-break spaces into spaces, keeps line breaks and pictures with something to say', () => {
+    const [chunk] = chunksOf('<p>Wait&nbsp;for\n   the   <b>green</b>\tlight<br>then go <img src="go.png" alt="arrow pointing right"> <img src="x.png" alt="x.png"></p>');
+    expect(bodyOf(chunk!.text)).toBe('Wait for the green light\nthen go arrow pointing right');
+  });
+
+  it('writes data tables compactly, a separator under their header row, and layout tables as blocks', () => {
+    const [chunk] = chunksOf(`<table><caption>Settings</caption><thead><tr><th>name</th><th>default</th></tr></thead>
+      <tbody><tr><td>  max_connections  </td><td>100</td></tr><tr><td></td><td></td></tr><tr><td>port</td><td>5432</td></tr></tbody></table>
+      <table><tr><td><p>Left column</p><ul><li>point</li></ul></td><td>Right column</td></tr></table>`);
+    expect(bodyOf(chunk!.text)).toBe('Settings\n| name | default |\n| --- | --- |\n| max_connections | 100 |\n| port | 5432 |\n\nLeft column\n\n* point\n\nRight column');
+  });
+
+  it('keeps code as code: fenced with its language, lines and indentation as written, the fence longer than any backticks in it', () => {
+    const document = converted('<div class="highlight-python3"><pre><span class="k">def</span> f():\n    return "```"\n</pre></div><pre class="language-yaml">a:\n  b: 1</pre>');
+    expect(document.markdown).toBe('````python3\ndef f():\n    return "```"\n````\n\n```yaml\na:\n  b: 1\n```');
+    const [chunk] = chunkDocument(document, 'page.html', { chunkSize: 1200, chunkOverlap: 200 });
+    expect(bodyOf(chunk!.text)).toContain('def f():\n    return "```"');
+  });
+
+  it('writes lists as items, numbered from their start, nested ones under their item (chunk lines are not indented)', () => {
+    expect(converted('<ol start="3"><li>Stop the server<ul><li>wait for it</li></ul></li><li><p>Copy the files</p></li></ol>').markdown).toBe('3. Stop the server\n* wait for it\n4. Copy the files');
+  });
+
+  it('counts heading levels from the page\'s highest, so a DocBook page (h2 titles) has the same paths as any other', () => {
+    const document = converted('<h2>20.6. Replication</h2><p>Intro.</p><h3>20.6.1. Sending Servers</h3><p>Senders.</p>');
+    expect(document.structure!.headings).toEqual([
+      { line: 0, level: 1, text: '20.6. Replication' },
+      { line: 4, level: 2, text: '20.6.1. Sending Servers' },
+    ]);
+  });
+
+  it("heads a page whose content starts with text with the page's title", () => {
+    expect(chunksOf('<p>Package keys</p><h1>Class KeyStore</h1><p>Stores keys.</p>', 'KeyStore (Keys API)').map((chunk) => chunk.headingPath)).toEqual([
+      'KeyStore (Keys API)',
+      'KeyStore (Keys API) > Class KeyStore',
+    ]);
+    expect(chunksOf('<h1>Class KeyStore</h1><p>Stores keys.</p>', 'KeyStore (Keys API)').map((chunk) => chunk.headingPath)).toEqual(['Class KeyStore']);
+  });
+
+  it('cuts a heading past 300 characters', () => {
+    const [chunk] = chunksOf(`<h1>${'long '.repeat(100)}</h1><p>Text.</p>`);
+    expect(chunk!.headingPath.length).toBe(300);
+    expect(chunk!.headingPath.endsWith('…')).toBe(true);
+  });
+});
+
+describe('definition lists', () => {
+  const entry = (term: string, words: number) => `<dt>${term}</dt><dd><p>${`${term} explained `.repeat(words)}</p></dd>`;
+
+  it('a long one: each entry is a section headed by its term, and the text after the list goes back to the heading above it', () => {
+    const chunks = chunksOf(`<h1>Settings</h1><dl>${entry('max_wal_senders (integer)', 30)}${entry('wal_keep_size (integer)', 30)}</dl><p>These settings need a restart.</p>`);
+    expect(chunks.map((chunk) => chunk.headingPath)).toEqual(['Settings > max_wal_senders (integer)', 'Settings > wal_keep_size (integer)', 'Settings']);
+    expect(bodyOf(chunks[2]!.text)).toBe('These settings need a restart.');
+  });
+
+  it('one whose terms are link targets (an API reference) is sections however short; a term\'s aliases share its heading; [source] links are no part of it', () => {
+    const chunks = chunksOf('<h1>os</h1><dl class="py function"><dt id="os.chmod">os.chmod(path, mode) <a href="_modules/os.html">[source]</a></dt><dt id="os.lchmod">os.lchmod(path, mode)</dt><dd><p>Change the mode.</p></dd></dl>');
+    expect(chunks.map((chunk) => chunk.headingPath)).toEqual(['os > os.chmod(path, mode) / os.lchmod(path, mode)']);
+  });
+
+  it('a short gloss, an index of terms without descriptions, or one inside a list item stays text', () => {
+    expect(chunksOf('<h1>Terms</h1><dl><dt>RPO</dt><dd>Recovery point objective.</dd></dl>').map((chunk) => [chunk.headingPath, bodyOf(chunk.text)])).toEqual([['Terms', 'RPO\n\nRecovery point objective.']]);
+    const index = `<dl>${Array.from({ length: 40 }, (_, n) => `<dt id="t${n}">term ${n}, page ${n}</dt>`).join('')}</dl>`;
+    expect(chunksOf(`<h1>Index</h1>${index}`).every((chunk) => chunk.headingPath === 'Index')).toBe(true);
+    expect(converted(`<ul><li>Options<dl>${entry('-v', 60)}</dl></li></ul>`).structure!.headings).toEqual([]);
+  });
+});

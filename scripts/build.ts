@@ -16,10 +16,19 @@ import { VENDOR_FILES, vendorFilePath } from '../services/retrieval/src/routes/w
 /** Packages with native binaries or their own runtime loading, never bundled. */
 export const EXTERNAL_PACKAGES = ['@lancedb/lancedb', 'apache-arrow', '@huggingface/transformers', 'onnxruntime-node', 'sharp'];
 
+interface EntryPoint {
+  source: string;
+  folder: string;
+  name: string;
+  /** Files the entry point starts at run time (a worker thread's code), bundled with it into its folder, sharing its chunks. */
+  workers?: Record<string, string>;
+}
+
 /** Entry point → folder under dist/. Each bundle's chunks (lazily imported adapters) sit beside it. */
-export const ENTRY_POINTS = [
+export const ENTRY_POINTS: EntryPoint[] = [
   { source: 'services/retrieval/src/server.ts', folder: 'retrieval', name: 'server' },
-  { source: 'ingest/src/cli.ts', folder: 'ingest', name: 'cli' },
+  // The job converts documents in worker threads (packages/core/src/pipeline/worker-preparation.ts), which load this file.
+  { source: 'ingest/src/cli.ts', folder: 'ingest', name: 'cli', workers: { 'document-preparation-worker': 'packages/core/src/pipeline/document-preparation-worker.ts' } },
   // The qdrant-backup CronJob's entry point, shipped in the ingest image (k8s/rag/backup/).
   { source: 'ingest/src/backup-cli.ts', folder: 'backup', name: 'backup' },
   { source: 'services/retrieval/src/mcp/server.ts', folder: 'mcp', name: 'server' },
@@ -30,10 +39,10 @@ const repositoryRoot = fileURLToPath(new URL('../', import.meta.url));
 /** CommonJS dependencies bundled into ESM still call require() for Node's built-ins. */
 const requireShim = "import { createRequire as __ragCreateRequire } from 'node:module'; const require = __ragCreateRequire(import.meta.url);";
 
-function bundleOptions(entry: (typeof ENTRY_POINTS)[number], outRoot: string): BuildOptions {
+function bundleOptions(entry: EntryPoint, outRoot: string): BuildOptions {
   return {
     absWorkingDir: repositoryRoot,
-    entryPoints: { [entry.name]: entry.source },
+    entryPoints: { [entry.name]: entry.source, ...entry.workers },
     outdir: `${outRoot}/${entry.folder}`,
     bundle: true,
     splitting: true,

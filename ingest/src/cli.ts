@@ -80,6 +80,8 @@ async function main(): Promise<number> {
   for (const failure of summary.failures) process.stderr.write(`failed: ${failure.uri}: ${failure.reason}\n`);
   const shardLine = summary.shardLine();
   if (shardLine) process.stdout.write(`${shardLine}\n`);
+  const linkListLine = summary.linkListLine();
+  if (linkListLine) process.stdout.write(`${linkListLine}\n`);
   process.stdout.write(`${summary.toLine()}\n`);
   // Token usage per run (CONTEXT_MODE=llm): the summary line's errors include the chunks whose context failed.
   if (config.CONTEXT_MODE === 'llm') process.stdout.write(`${summary.contextLine()}\n`);

@@ -1,5 +1,15 @@
 import { createChunkContexts, createEmbedder, createStore, ingest, NO_CONTEXT, RagError, type Config, type IngestSummary, type Logger, type Shard } from '@rag/core';
-import { createConverters, GcsSource, LocalDirectorySource, parseGcsUri, type DocumentSource } from '@rag/core/ingestion';
+import {
+  createConverters,
+  defaultConvertWorkers,
+  type DocumentPreparation,
+  GcsSource,
+  InProcessPreparation,
+  LocalDirectorySource,
+  parseGcsUri,
+  WorkerPreparation,
+  type DocumentSource,
+} from '@rag/core/ingestion';
 import { startProgress, type Progress } from './progress.ts';
 
 export interface RunIngestOptions {
@@ -47,6 +57,7 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
   const embedder = await createEmbedder(config, logger);
   const contexts = await createChunkContexts(config, logger);
   const store = await createStore(config);
+  const preparation = createPreparation(config);
   let progress: Progress | undefined;
   let endWriting: (() => Promise<void>) | undefined;
   try {
@@ -61,6 +72,7 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
       embedder,
       contexts,
       converters: createConverters(config),
+      preparation,
       chunking: { chunkSize: config.CHUNK_SIZE, chunkOverlap: config.CHUNK_OVERLAP },
       embedBatchSize: config.EMBED_BATCH_SIZE,
       concurrency: config.INGEST_CONCURRENCY,
@@ -92,9 +104,22 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
     return summary;
   } finally {
     progress?.stop();
+    await preparation.close();
     await endWriting?.();
     await store.close();
   }
+}
+
+/** Worker threads convert and chunk documents (INGEST_CONVERT_WORKERS, 0: on this thread). */
+function createPreparation(config: Config): DocumentPreparation {
+  const workers = config.INGEST_CONVERT_WORKERS ?? defaultConvertWorkers(config.INGEST_CONCURRENCY);
+  if (workers === 0) return new InProcessPreparation();
+  return new WorkerPreparation({
+    workers,
+    timeoutMs: config.INGEST_CONVERT_TIMEOUT_MS,
+    heapMb: config.INGEST_CONVERT_MEMORY_MB,
+    converters: { linkPages: config.INGEST_LINK_PAGES },
+  });
 }
 
 /** The index is complete without it: a view that cannot be saved (a full disk) is a warning, and servers scan the table instead. */

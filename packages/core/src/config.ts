@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LINK_PAGES_POLICIES, type LinkPagesPolicy } from './converters/html/link-list-pages.ts';
 import { RagError } from './errors.ts';
 import { EQUAL_WEIGHTS, parseFusionWeights, QDRANT_RRF_K, type RrfParameters } from './fusion/rrf.ts';
 import { BM25_LANGUAGES, DEFAULT_BM25_LANGUAGE } from './sparse/languages/bm25-languages.ts';
@@ -87,6 +88,14 @@ export const configSchema = z
     DOCLING_API_KEY: optionalText,
     DOCLING_TIMEOUT_MS: integer(1, 3_600_000).default(600_000),
     INGEST_CONCURRENCY: integer(1, 64).default(4),
+    /** Worker threads that convert and chunk documents (default: INGEST_CONCURRENCY, at most one a core); 0 converts on the job's own thread. */
+    INGEST_CONVERT_WORKERS: integer(0, 64).optional(),
+    /** One document's conversion and chunking past this many milliseconds is stopped: it fails alone with RAG_CONVERSION_TIMEOUT. */
+    INGEST_CONVERT_TIMEOUT_MS: integer(1_000, 3_600_000).default(120_000),
+    /** A conversion worker's heap, in MiB: a document that needs more fails alone with RAG_DOCUMENT_TOO_COMPLEX. */
+    INGEST_CONVERT_MEMORY_MB: integer(64, 65_536).default(1024),
+    /** What a page of links (a table of contents, an index) is indexed with: light, its headings and own text; full, its links too. */
+    INGEST_LINK_PAGES: z.enum(LINK_PAGES_POLICIES as [LinkPagesPolicy, ...LinkPagesPolicy[]]).default('light'),
     /** Workers the listing is split across (rag-ingest --shards): each syncs the share of JOB_COMPLETION_INDEX and none prunes. */
     INGEST_SHARDS: integer(1, 10_000).optional(),
     /** Set by Kubernetes in each pod of an Indexed Job (https://kubernetes.io/docs/tasks/job/indexed-parallel-processing-static/). */

@@ -120,6 +120,11 @@ export const errorCatalog = {
     message:
       'The document is past the limits set on converting and parsing it (a DOCX or PPTX archive that inflates too far, Markdown or HTML nested too deep, a line too long; see docs/ingestion.md#limits) and was not indexed; its previous points, if any, are kept: a hostile file, or a document to split.',
   },
+  RAG_CONVERSION_TIMEOUT: {
+    status: 422,
+    message:
+      'Converting and chunking the document took longer than INGEST_CONVERT_TIMEOUT_MS (default 120 s) and was stopped; it was not indexed, its previous points, if any, are kept, and the other documents went on. Raise INGEST_CONVERT_TIMEOUT_MS for a document that is only long, or split it.',
+  },
   RAG_PRUNE_REFUSED: {
     status: 409,
     message:
@@ -140,6 +145,8 @@ export type ErrorCode = keyof typeof errorCatalog;
 export class RagError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
+  /** What this occurrence adds to the code's message (the same error can be made again from code and detail). */
+  readonly detail: string | undefined;
 
   constructor(code: ErrorCode, detail?: string, options?: { cause?: unknown }) {
     const base = errorCatalog[code].message;
@@ -147,6 +154,7 @@ export class RagError extends Error {
     this.name = 'RagError';
     this.code = code;
     this.status = errorCatalog[code].status;
+    this.detail = detail;
   }
 }
 

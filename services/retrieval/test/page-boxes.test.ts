@@ -44,7 +44,8 @@ afterAll(async () => {
 
 describe('boxes on /search', () => {
   it('are stored for each chunk docling converted, none for Markdown', () => {
-    expect([0, 1, 2].map((index) => storedBoxes.get(`pump-station.pdf#${index}`)?.map((box) => box.page))).toEqual([[1], [2, 2, 3, 3], [5]]);
+    // The picture on page 3 has no text in the chunks (docling's image placeholder is left out), so no box.
+    expect([0, 1, 2].map((index) => storedBoxes.get(`pump-station.pdf#${index}`)?.map((box) => box.page))).toEqual([[1], [2, 2, 3], [5]]);
     expect(storedBoxes.get('pump-station.pdf#1')![0]).toEqual({ page: 2, l: 50, t: 200, r: 545, b: 240, origin: 'TOPLEFT' });
     expect(storedBoxes.get('plover-notes.md#0')).toBeUndefined();
   });

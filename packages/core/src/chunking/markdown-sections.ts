@@ -241,12 +241,32 @@ function structureRoles(structure: DocumentStructure, lineCount: number): LineRo
   return roles;
 }
 
-function lineRoles(markdown: string, lines: string[]): LineRole[] {
+/**
+ * The headings (ATX, top level, up to `maxLevel`; the seed's splitter reads 3) and fenced code of a Markdown
+ * text, as a converter's structure: what converters that write Markdown (docling-serve) give the chunker once
+ * their text is cleaned.
+ */
+export function markdownStructure(markdown: string, maxLevel = MAX_HEADING_LEVEL): DocumentStructure {
+  const roles = lineRoles(markdown, markdown.split('\n'), maxLevel);
+  const headings: DocumentStructure['headings'] = [];
+  const codeBlocks: DocumentStructure['codeBlocks'] = [];
+  roles.forEach((role, line) => {
+    if (role.kind === 'heading') headings.push({ line, level: role.level, text: role.value });
+    if (role.kind !== 'code') return;
+    const last = codeBlocks.at(-1);
+    // The fence lines frame the code lines: the opening one just before, the closing one just after.
+    if (last && last.closingLine === line) last.closingLine = line + 1;
+    else codeBlocks.push({ openingLine: line - 1, closingLine: line + 1 });
+  });
+  return { headings, codeBlocks };
+}
+
+function lineRoles(markdown: string, lines: string[], maxLevel = MAX_HEADING_LEVEL): LineRole[] {
   const source = sourceOf(markdown, lines);
   const roles: LineRole[] = lines.map(() => ({ kind: 'text' }));
   const root = fromMarkdown(markdown, { extensions: [BLOCKS_ONLY] }) as MdNode;
   for (const node of root.children ?? []) {
-    const heading = atxHeading(node, source);
+    const heading = atxHeading(node, source, maxLevel);
     if (heading) roles[heading.line] = heading.role;
   }
   for (const code of fencedCodeBlocks(root, source)) {
@@ -258,9 +278,9 @@ function lineRoles(markdown: string, lines: string[]): LineRole[] {
 }
 
 /** Only top-level ATX headings of depth 1–3 split; setext and nested (quote, list) ones stay text. */
-function atxHeading(node: MdNode, source: Source): { line: number; role: LineRole } | undefined {
+function atxHeading(node: MdNode, source: Source, maxLevel: number): { line: number; role: LineRole } | undefined {
   const position = node.position;
-  if (node.type !== 'heading' || !position || (node.depth ?? 0) > MAX_HEADING_LEVEL) return undefined;
+  if (node.type !== 'heading' || !position || (node.depth ?? 0) > maxLevel) return undefined;
   const line = lineIndexOf(source, position.start);
   if (line !== lineIndexOf(source, position.end)) return undefined;
   if (!source.markdown.startsWith('#', offsetIn(source, position.start))) return undefined;

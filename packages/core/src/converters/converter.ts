@@ -4,6 +4,11 @@ import type { PageBox } from '../domain.ts';
 export interface Converter {
   /** Lower-case extensions without the dot, e.g. ['pdf', 'docx']. */
   readonly extensions: readonly string[];
+  /**
+   * One of the embedded converters (createEmbeddedConverters): pure computation that a document-preparation
+   * worker thread runs with its own instance, so the ingest converts its documents off the main thread.
+   */
+  readonly offThread?: boolean;
   toMarkdown(bytes: Buffer, fileName: string, signal?: AbortSignal): Promise<string>;
   /** The extensions whose documents toPagedMarkdown places on pages (PDF pages, PPTX slides). */
   readonly pagedExtensions?: readonly string[];

@@ -16,6 +16,7 @@ import {
 } from '../http/remote-call.ts';
 import type { Converter, ConvertedDocument } from './converter.ts';
 import { extensionOf } from './converter-registry.ts';
+import { cleanConvertedMarkdown } from './clean-markdown.ts';
 import { PAGE_BREAK_PLACEHOLDER, placePages, withoutPageBreaks } from './docling-pages.ts';
 import { unreadable } from './unreadable.ts';
 
@@ -65,10 +66,11 @@ export class DoclingServeConverter implements Converter {
     }
     const markdown = answer.document?.md_content;
     if (typeof markdown !== 'string') throw unreadable('docling-serve answered without md_content');
-    // The entities go first: the placeholder holds none, and the page offsets are then those of the final text.
+    // The entities go first: the placeholder holds none. Pages are placed in docling's own Markdown, then its text
+    // is made clean chunk text (clean-markdown.ts), which moves them line for line.
     const unescaped = unescapeHtmlOutsideCode(markdown);
-    if (!(this.pagedExtensions as readonly string[]).includes(extensionOf(fileName))) return { markdown: withoutPageBreaks(unescaped) };
-    return placePages(unescaped, answer.document?.json_content);
+    if (!(this.pagedExtensions as readonly string[]).includes(extensionOf(fileName))) return cleanConvertedMarkdown({ markdown: withoutPageBreaks(unescaped) });
+    return cleanConvertedMarkdown(placePages(unescaped, answer.document?.json_content));
   }
 
   private async convert(bytes: Buffer, fileName: string, signal: AbortSignal | undefined): Promise<ConvertResponse> {

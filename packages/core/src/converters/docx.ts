@@ -13,6 +13,7 @@ const dropImages = mammoth.images.imgElement(async () => ({ src: '' }));
  */
 export class DocxConverter implements Converter {
   readonly extensions = ['docx'] as const;
+  readonly offThread = true;
 
   constructor(private readonly limits: ZipLimits = DEFAULT_ZIP_LIMITS) {}
 

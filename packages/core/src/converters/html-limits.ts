@@ -14,7 +14,8 @@ const NOT_NESTING = new Set([
 ]);
 /** Elements whose content is text, not markup: a `<div>` inside a script is not an element. */
 const RAW_TEXT = new Set(['script', 'style', 'textarea', 'title', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext']);
-const TAG_NAME = /^\/?([a-zA-Z][a-zA-Z0-9-]*)/;
+/** Sticky: read at the position after a `<`, without slicing the page. */
+const TAG_NAME = /\/?([a-zA-Z][a-zA-Z0-9-]*)/y;
 
 /** One linear pass over the tags: open elements past `maxDepth` fail with RAG_DOCUMENT_TOO_COMPLEX. */
 export function assertHtmlWithinLimits(html: string, maxDepth = DEFAULT_MAX_HTML_DEPTH): void {
@@ -30,7 +31,8 @@ export function assertHtmlWithinLimits(html: string, maxDepth = DEFAULT_MAX_HTML
     const close = html.indexOf('>', position);
     // No `>` left: the rest is text, never a tag.
     if (close === -1) return;
-    const name = TAG_NAME.exec(html.slice(position + 1, Math.min(close, position + 64)));
+    TAG_NAME.lastIndex = position + 1;
+    const name = TAG_NAME.exec(html);
     let next = close + 1;
     if (name) {
       const tag = name[1]!.toLowerCase();

@@ -56,6 +56,7 @@ export function htmlToMarkdown(html: string): string {
 
 export class HtmlConverter implements Converter {
   readonly extensions = ['html', 'htm'] as const;
+  readonly offThread = true;
 
   constructor(private readonly options: HtmlOptions = {}) {}
 

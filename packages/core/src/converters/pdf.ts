@@ -10,6 +10,7 @@ import { reasonOf, unreadable } from './unreadable.ts';
  */
 export class PdfConverter implements Converter {
   readonly extensions = ['pdf'] as const;
+  readonly offThread = true;
   readonly pagedExtensions = ['pdf'] as const;
 
   async toMarkdown(bytes: Buffer): Promise<string> {

@@ -76,7 +76,7 @@ function paragraphText(paragraph: XmlNode): string {
 
 function tableMarkdown(frame: XmlNode): string | undefined {
   const rows = childrenOf(contentOf(frame), 'a:tr').map((row) =>
-    childrenOf(contentOf(row), 'a:tc').map((cell) => paragraphsOf(cell).join(' ').replaceAll('|', '\\|')),
+    childrenOf(contentOf(row), 'a:tc').map((cell) => paragraphsOf(cell).join(' ').replace(/\s+/g, ' ')),
   );
   const [header, ...rest] = rows;
   if (!header) return undefined;

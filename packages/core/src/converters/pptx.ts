@@ -1,6 +1,6 @@
 import { XMLParser } from 'fast-xml-parser';
 import type JSZip from 'jszip';
-import type { Converter, ConvertedDocument } from './converter.ts';
+import type { Converter, ConvertedDocument, DocumentStructure, PageStart } from './converter.ts';
 import { joinPages, type PageMarkdown } from './paged-markdown.ts';
 import { unreadable } from './unreadable.ts';
 import { childrenOf, slideText, type XmlNode } from './pptx-slide.ts';
@@ -11,10 +11,12 @@ const parser = new XMLParser({ preserveOrder: true, ignoreAttributes: false, tri
 /**
  * PowerPoint decks read from their slide XML (ECMA-376 PresentationML): one `##` section per slide,
  * headed by the slide's title placeholder, in the order the presentation shows them; each slide's
- * number (its position in that order, as PowerPoint numbers it) is kept for citations.
+ * number (its position in that order, as PowerPoint numbers it) is kept for citations. The structure is
+ * given with the text, so a line of a slide that starts with `#` is never read as a heading.
  */
 export class PptxConverter implements Converter {
   readonly extensions = ['pptx'] as const;
+  readonly offThread = true;
   readonly pagedExtensions = ['pptx'] as const;
 
   constructor(private readonly limits: ZipLimits = DEFAULT_ZIP_LIMITS) {}
@@ -35,8 +37,25 @@ export class PptxConverter implements Converter {
       const { title, body } = slideText(parser.parse(xml) as XmlNode[]);
       slides.push({ page: position + 1, markdown: [`## ${title || `Slide ${position + 1}`}`, ...body].join('\n\n') });
     }
-    return joinPages(slides);
+    const deck = joinPages(slides);
+    return { ...deck, structure: slideHeadings(deck.markdown, deck.pages ?? []) };
   }
+}
+
+/** Each slide starts with its title line: the heading of its section. */
+function slideHeadings(markdown: string, pages: readonly PageStart[]): DocumentStructure {
+  const lines = markdown.split('\n');
+  const lineStarts: number[] = [];
+  let offset = 0;
+  for (const line of lines) {
+    lineStarts.push(offset);
+    offset += line.length + 1;
+  }
+  const headings = pages.map(({ offset: start }) => {
+    const line = lineStarts.indexOf(start);
+    return { line, level: 1, text: lines[line]!.replace(/^## /, '') };
+  });
+  return { headings, codeBlocks: [] };
 }
 
 /** Slide parts in presentation order: presentation.xml lists slide ids whose relationships name the parts. */

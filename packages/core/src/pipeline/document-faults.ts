@@ -1,7 +1,7 @@
 import { isRagError, RagError, type ErrorCode } from '../errors.ts';
 
 /** Failures of the document itself, which keeps its own points: they do not stand in the way of pruning. */
-export const DOCUMENT_FAULTS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['RAG_DOCUMENT_UNREADABLE', 'RAG_DOCUMENT_TOO_LARGE', 'RAG_DOCUMENT_TOO_COMPLEX']);
+export const DOCUMENT_FAULTS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['RAG_DOCUMENT_UNREADABLE', 'RAG_DOCUMENT_TOO_LARGE', 'RAG_DOCUMENT_TOO_COMPLEX', 'RAG_CONVERSION_TIMEOUT']);
 
 /**
  * Runs one step of turning a document into chunks (converting, chunking). A RagError keeps its code

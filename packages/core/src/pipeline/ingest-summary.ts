@@ -41,6 +41,8 @@ export class IngestSummary {
    * public, because the folder has no access file (RAG_ACCESS_WOULD_PUBLISH; --allow-publish publishes them).
    */
   readonly keptRestricted: string[] = [];
+  /** HTML pages that are nearly all links (tables of contents, indexes), and those of them indexed without their links (INGEST_LINK_PAGES=light). */
+  readonly linkLists = { pages: 0, withoutLinks: 0 };
   /** Documents listed that belong to the other shares of a sharded run (`shard`): neither synced nor counted in `files`. */
   otherShards = 0;
   /** Chunk contexts (CONTEXT_MODE=llm): failed ones count in `errors`; failed and deferred ones are asked again next run. */
@@ -70,6 +72,14 @@ export class IngestSummary {
     const listed = this.files + this.otherShards;
     const pruning = this.shard.count > 1 ? '; pruning is left to one --prune-only run after every shard' : '';
     return `shard ${this.shard.index}/${this.shard.count}: ${this.files} of ${listed} listed documents${pruning}`;
+  }
+
+  /** The link lists of the run, printed before the summary line when there are any. */
+  linkListLine(): string | undefined {
+    const { pages, withoutLinks } = this.linkLists;
+    if (pages === 0) return undefined;
+    const how = withoutLinks === pages ? 'indexed without their links (INGEST_LINK_PAGES=full keeps them)' : 'indexed with their links';
+    return `link lists: ${pages} ${pages === 1 ? 'page' : 'pages'} (tables of contents, indexes) ${how}`;
   }
 
   toLine(): string {

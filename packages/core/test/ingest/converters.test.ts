@@ -1,7 +1,12 @@
+import pptxgenjs from 'pptxgenjs';
 import { describe, expect, it } from 'vitest';
+import { chunkDocument } from '../../src/chunking/chunk-markdown.ts';
 import { createConverters, DoclingServeConverter, DocxConverter, HtmlConverter, MarkdownPassthrough, PdfConverter, PptxConverter } from '../../src/ingestion.ts';
 import { blankPdf, corruptPdf, docxDocument, imageOnlyPdf, pdfWithText, pptxDeck } from './fixture-documents.ts';
 import { HTML_PAGE } from './fixture-folder.ts';
+
+// pptxgenjs is CommonJS: its class is the module itself under ESM (as fixture-documents.ts takes it).
+const PptxGenJS = pptxgenjs as unknown as typeof pptxgenjs.default;
 
 describe('HTML', () => {
   it('keeps headings, lists, tables and code as Markdown, not raw tags', async () => {
@@ -44,6 +49,19 @@ describe('PPTX', () => {
     expect(markdown).toContain('Ship the ingestion job');
     expect(markdown).toContain('| GCS outage | retry next run |');
     expect(markdown).toContain('A slide without a title');
+  });
+
+  it("gives its structure: a slide's text line starting with '#' is text, not a heading; table cells are not escaped", async () => {
+    const deck = new PptxGenJS();
+    const slide = deck.addSlide();
+    slide.addText('Release steps', { x: 0.5, y: 0.3, w: 9, h: 1 });
+    slide.addText('# run the smoke tests first', { x: 0.5, y: 1.5, w: 9, h: 1 });
+    slide.addTable([[{ text: 'flag' }, { text: 'meaning' }], [{ text: 'a|b' }, { text: 'either' }]], { x: 0.5, y: 3, w: 9 });
+    const converted = await new PptxConverter().toPagedMarkdown((await deck.write({ outputType: 'nodebuffer' })) as Buffer);
+    const chunks = chunkDocument(converted, 'deck.pptx', { chunkSize: 1200, chunkOverlap: 200 });
+    expect(chunks.map((chunk) => chunk.headingPath)).toEqual(['Slide 1']);
+    expect(chunks[0]!.text).toContain('# run the smoke tests first');
+    expect(chunks[0]!.text).toContain('| a|b | either |');
   });
 
   it('names a file that is not a PPTX as unreadable', async () => {

@@ -12,7 +12,6 @@ export interface TextStats {
 }
 
 const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
-const WHITESPACE = /\s/g;
 
 /** The text statistics of every element under a root, measured once, bottom up, leaving out removed elements. */
 export class TextMeasure {
@@ -34,7 +33,7 @@ export class TextMeasure {
 
   private measure(node: AnyNode, inLink: boolean, inHeading: boolean): TextStats {
     if (isText(node)) {
-      const text = node.data.length - (node.data.match(WHITESPACE)?.length ?? 0);
+      const text = nonSpaceCharacters(node.data);
       return { text, linkText: inLink ? text : 0, links: 0, headingText: inHeading && !inLink ? text : 0 };
     }
     const total: TextStats = { text: 0, linkText: 0, links: 0, headingText: 0 };
@@ -54,4 +53,14 @@ export class TextMeasure {
     if (isTag(node)) this.stats.set(node, total);
     return total;
   }
+}
+
+/** Characters other than ASCII whitespace and no-break spaces, counted without allocating (pages hold millions of text nodes). */
+function nonSpaceCharacters(text: string): number {
+  let count = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code > 32 && code !== 160) count += 1;
+  }
+  return count;
 }

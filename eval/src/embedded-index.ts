@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Answerer, chunkMarkdown, contextualText, createChunkContexts, NO_CONTEXT, type ChunkContexts, createChatModel, createEmbedder, createReranker, createStore, encodeDocument, fusionOf, ingest, PUBLIC_ONLY, RagError, Retriever, Telemetry, type Config, type Embedder, type IndexedChunk, type Logger, type RrfParameters, type SearchHit, type VectorStore } from '@rag/core';
-import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough } from '@rag/core/ingestion';
+import { createConverters, LocalDirectorySource } from '@rag/core/ingestion';
 import type { ChatReply, EvalBackend, EvalPassage } from './backend.ts';
 import { CachedEmbedder } from './embedding-cache.ts';
 import type { GoldenCorpus } from './golden-set.ts';
@@ -69,7 +69,7 @@ export class EmbeddedIndex implements EvalBackend {
       store: this.store,
       embedder: this.embedder,
       contexts: this.contexts,
-      converters: new ConverterRegistry([new MarkdownPassthrough()]),
+      converters: createConverters(this.config),
       chunking: { chunkSize: this.config.CHUNK_SIZE, chunkOverlap: this.config.CHUNK_OVERLAP },
       embedBatchSize: this.config.EMBED_BATCH_SIZE,
       concurrency: this.config.INGEST_CONCURRENCY,

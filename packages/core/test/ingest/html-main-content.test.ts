@@ -53,6 +53,13 @@ describe('main content: navigation inside the content', () => {
     expect(headings(`<body><div class="header"><a href="pkg.html">Package keys</a><h2>Class KeyStore</h2></div><p>${prose(40)}</p></body>`)).toContain('Class KeyStore');
   });
 
+  it("keeps a section whose id is the slug of its own title, whatever words the title has (Sphinx's s-select-related)", () => {
+    const section = (id: string, title: string) => `<div class="section" id="${id}"><h2>${title}</h2><p>${prose(30)} about ${title}.</p></div>`;
+    const html = `<body><main><h1>QuerySet API</h1>${section('s-select-related', 'select_related()')}${section('related-objects', 'Related objects')}
+      <div id="related"><h3>See also</h3><a href="a.html">One</a> <a href="b.html">Two</a></div></main></body>`;
+    expect(headings(html)).toEqual(['QuerySet API', 'select_related()', 'Related objects']);
+  });
+
   it('leaves out boxes of links with hardly any other text, and permalink and back-to-top anchors', () => {
     const html = `<body><main><h1 id="keys">Rotating keys<a class="headerlink" href="#keys">¶</a></h1>
       <div class="toc"><a href="#a">Why</a> <a href="#b">How</a> <a href="#c">When</a></div>

@@ -13,6 +13,11 @@ describe('HTML rendered as clean text', () => {
     expect(bodyOf(chunk!.text)).toBe('Run pg_dump with `--no-owner`; see Section 30.6 *not* emphasis_here.');
   });
 
+  it('writes code elements side by side as one code span', () => {
+    const [chunk] = chunksOf('<p>Default: <code>\'</code><code class="xref">django.db.models.AutoField</code><code>\'</code>, or <code>a</code> <code>b</code>.</p>');
+    expect(bodyOf(chunk!.text)).toBe("Default: `'django.db.models.AutoField'`, or `a` `b`.");
+  });
+
   it('collapses whitespace, turns no-break spaces into spaces, keeps line breaks and pictures with something to say', () => {
     const [chunk] = chunksOf('<p>Wait&nbsp;for\n   the   <b>green</b>\tlight<br>then go <img src="go.png" alt="arrow pointing right"> <img src="x.png" alt="x.png"></p>');
     expect(bodyOf(chunk!.text)).toBe('Wait for the green light\nthen go arrow pointing right');

@@ -32,6 +32,8 @@ export class HtmlRenderer {
   /** Levels of the headings open above the current position, as the chunker will see them. */
   private readonly openLevels: number[] = [];
   private readonly topRank: number;
+  /** How many parts the line had when its last code span was written: another one right after joins it. */
+  private codeSpanEnds = -1;
   /** 1 when the page's title heads the document: its own headings then sit one level under it. */
   private levelShift = 0;
 
@@ -125,7 +127,15 @@ export class HtmlRenderer {
 
   private inlineCode(element: Element): void {
     const text = plainText(element, this.skipped);
-    if (text !== '') this.parts.push(text.includes('`') ? text : `\`${text}\``);
+    if (text === '') return;
+    if (text.includes('`')) {
+      this.parts.push(text);
+      return;
+    }
+    // Code elements side by side (Sphinx writes `'django.db.models.AutoField'` as three) are one code span.
+    if (this.codeSpanEnds === this.parts.length) this.parts.push(`${this.parts.pop()!.slice(0, -1)}${text}\``);
+    else this.parts.push(`\`${text}\``);
+    this.codeSpanEnds = this.parts.length;
   }
 
   private table(table: Element): void {
@@ -181,6 +191,7 @@ export class HtmlRenderer {
   private endLine(): void {
     const text = collapseWhitespace(this.parts.join('')).trim();
     this.parts = [];
+    this.codeSpanEnds = -1;
     if (text === '') return;
     this.writer.line(`${this.linePrefix}${text}`);
     // The item's marker goes on its first line only.

@@ -120,11 +120,30 @@ function isInContentNavigation(element: Element, root: Element | Document, measu
   const rootText = isRoot(root) ? measure.of(root).text : stats.text;
   if (stats.text > rule.maxShare * rootText) return false;
   const density = measure.linkDensity(element);
-  const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''}`.toLowerCase();
+  const names = `${element.attribs.class ?? ''} ${idWords(element)}`.toLowerCase();
   if (NAVIGATION_NAME.test(names)) return true;
   if (stats.links > 0 && density >= HEADER_FOOTER_LINK_DENSITY && stats.headingText === 0 && HEADER_FOOTER_NAME.test(names)) return true;
   // A block of links with its own heading is a section of a link list (a table of contents' chapter), not a box of links.
   return stats.links >= rule.minLinks && density >= rule.minDensity && stats.headingText === 0;
+}
+
+/**
+ * The words of an element's id that are not those of its own heading: generators write a section's id as a
+ * slug of its title (docutils' `s-select-related` for "select_related()", DocBook's `RELATED-FUNCTIONS`),
+ * which says what the section is about, not that it is navigation.
+ */
+function idWords(element: Element): string {
+  const id = element.attribs.id;
+  if (id === undefined || !NAVIGATION_NAME.test(id.toLowerCase()) && !HEADER_FOOTER_NAME.test(id.toLowerCase())) return id ?? '';
+  const heading = firstHeading(element);
+  if (!heading) return id;
+  const titleWords = new Set(plainText(heading, () => false).toLowerCase().split(/[^\p{L}\p{N}]+/u));
+  return id.split(/[\s_-]+/).filter((word) => !titleWords.has(word.toLowerCase())).join('-');
+}
+
+function firstHeading(element: Element): Element | undefined {
+  for (const candidate of elementsIn(element)) if (/^h[1-6]$/.test(candidate.name)) return candidate;
+  return undefined;
 }
 
 /** A link within the page shown as a symbol or an icon: a heading's permalink ("¶"), a "back to top" arrow. */

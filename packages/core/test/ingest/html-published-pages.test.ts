@@ -51,9 +51,12 @@ describe('published DocBook pages (PostgreSQL)', () => {
     const paths = headingPaths(await chunksOf('postgresql-runtime-config-replication.html'));
     expect(paths).toContain('20.6. Replication > 20.6.1. Sending Servers > max_wal_senders (integer)');
     expect(paths).toContain('20.6. Replication > 20.6.3. Standby Servers > hot_standby (boolean)');
+    // DocBook titles a note with an h3: it heads the note inside its entry, and the parameters after it stay in their section.
+    expect(paths).toContain('20.6. Replication > 20.6.1. Sending Servers > output_plugin_libraries (string) > Note');
+    expect(paths).toContain('20.6. Replication > 20.6.1. Sending Servers > wal_keep_size (integer)');
     // After the list, text goes back under the section's own heading.
     const chunk = (await chunksOf('postgresql-runtime-config-replication.html')).find((candidate) => candidate.headingPath.endsWith('max_wal_senders (integer)'));
-    expect(bodyOf(chunk!)).toMatch(/^Specifies the maximum number of concurrent connections from standby servers/);
+    expect(bodyOf(chunk!)).toMatch(/^max_wal_senders \(integer\)\n\nSpecifies the maximum number of concurrent connections from standby servers/);
     expect(bodyOf(chunk!)).toContain('`wal_level` must be set to `replica` or higher');
   });
 });

@@ -64,12 +64,45 @@ describe('HTML rendered as clean text', () => {
   });
 });
 
+describe('sections end with the element that holds them', () => {
+  const paths = (body: string) => chunksOf(body).map((chunk) => [chunk.headingPath, bodyOf(chunk.text)]);
+
+  it("a note's heading heads the note alone, nested under the entry it is in; what follows goes back", () => {
+    const entry = (name: string, extra = '') => `<dt id="${name}">${name}</dt><dd><p>${name} does things.</p>${extra}</dd>`;
+    const note = '<div class="note"><h3 class="title">Note</h3><p>Mind the upgrade.</p></div>';
+    expect(paths(`<div class="sect1"><h2>20.6. Replication</h2><div class="sect2"><div class="titlepage"><div><h3>20.6.1. Sending Servers</h3></div></div>
+      <dl>${entry('max_wal_senders', note)}${entry('wal_keep_size')}</dl><p>After the list.</p></div></div>`)).toEqual([
+      ['20.6. Replication > 20.6.1. Sending Servers > max_wal_senders', 'max_wal_senders\n\nmax_wal_senders does things.'],
+      ['20.6. Replication > 20.6.1. Sending Servers > max_wal_senders > Note', 'Mind the upgrade.'],
+      ['20.6. Replication > 20.6.1. Sending Servers > wal_keep_size', 'wal_keep_size\n\nwal_keep_size does things.'],
+      ['20.6. Replication > 20.6.1. Sending Servers', 'After the list.'],
+    ]);
+  });
+
+  it('a section wrapped in its own element ends with it, a title box ending with its title does not', () => {
+    expect(paths('<h1>Guide</h1><div class="section"><h2>Install</h2><p>Run it.</p></div><p>Closing words.</p>')).toEqual([
+      ['Guide > Install', 'Run it.'],
+      ['Guide', 'Closing words.'],
+    ]);
+    expect(paths('<h1>Guide</h1><div class="header"><p>Package keys</p><h2>Class KeyStore</h2></div><p>Stores keys.</p>')).toEqual([
+      ['Guide', 'Package keys'],
+      ['Guide > Class KeyStore', 'Stores keys.'],
+    ]);
+    expect(paths('<div id="header"><h1>git-stash(1)</h1><h2>NAME</h2><p>git-stash - stash changes</p></div><h2>SYNOPSIS</h2><p>git stash list</p>')).toEqual([
+      ['git-stash(1) > NAME', 'git-stash - stash changes'],
+      ['git-stash(1) > SYNOPSIS', 'git stash list'],
+    ]);
+  });
+});
+
 describe('definition lists', () => {
   const entry = (term: string, words: number) => `<dt>${term}</dt><dd><p>${`${term} explained `.repeat(words)}</p></dd>`;
 
   it('a long one: each entry is a section headed by its term, and the text after the list goes back to the heading above it', () => {
     const chunks = chunksOf(`<h1>Settings</h1><dl>${entry('max_wal_senders (integer)', 30)}${entry('wal_keep_size (integer)', 30)}</dl><p>These settings need a restart.</p>`);
     expect(chunks.map((chunk) => chunk.headingPath)).toEqual(['Settings > max_wal_senders (integer)', 'Settings > wal_keep_size (integer)', 'Settings']);
+    // The term stays the first line of its entry, as the page shows it: the entry's own text names its subject.
+    expect(bodyOf(chunks[0]!.text)).toMatch(/^max_wal_senders \(integer\)\n\nmax_wal_senders \(integer\) explained/);
     expect(bodyOf(chunks[2]!.text)).toBe('These settings need a restart.');
   });
 

@@ -29,9 +29,11 @@ export class HtmlRenderer {
   /** What the next line written starts with (a list item's marker). */
   private linePrefix = '';
   private listDepth = 0;
-  /** Levels of the headings open above the current position, as the chunker will see them. */
-  private readonly openLevels: number[] = [];
+  /** The headings open above the current position, as the chunker will see them, with the element holding each one's section. */
+  private readonly openSections: Array<{ level: number; holder: Element | undefined }> = [];
   private readonly topRank: number;
+  /** Elements whose end closes the sections their headings opened, with the highest level to close. */
+  private readonly sectionsEndingWith = new Map<Element, number>();
   /** How many parts the line had when its last code span was written: another one right after joins it. */
   private codeSpanEnds = -1;
   /** 1 when the page's title heads the document: its own headings then sit one level under it. */
@@ -80,8 +82,14 @@ export class HtmlRenderer {
       return;
     }
     if (!isTag(node) || this.skipped(node)) return;
+    this.element(node);
+    const closes = this.sectionsEndingWith.get(node);
+    if (closes !== undefined) this.endSections(closes);
+  }
+
+  private element(node: Element): void {
     const rank = HEADING_RANK[node.name];
-    if (rank !== undefined) this.heading(rank - this.topRank + 1 + this.levelShift, this.titleText(node));
+    if (rank !== undefined) this.sectionHeading(node, rank - this.topRank + 1 + this.levelShift);
     else if (node.name === 'pre') this.code(node);
     else if (node.name === 'table') this.table(node);
     else if (LISTS.has(node.name)) this.list(node);
@@ -92,6 +100,32 @@ export class HtmlRenderer {
     else if (node.name === 'code' || node.name === 'kbd' || node.name === 'samp') this.inlineCode(node);
     else if (BLOCKS.has(node.name)) this.block(node);
     else this.children(node);
+  }
+
+  /**
+   * A heading opens a section that ends with the element holding it, as a Sphinx `div.section` or a DocBook
+   * `div.sect2` holds its section: so a note's "Note" heading (DocBook writes it as an h3 in `div.note`) heads
+   * the note alone, and what follows the note goes back under the heading above it. The holder is the first
+   * ancestor with something after the heading (DocBook wraps a title in three divs of its own).
+   */
+  private sectionHeading(heading: Element, rankLevel: number): void {
+    // The page's own titles (the highest level) head the rest of the page, even from a header box (AsciiDoc's
+    // `div#header` holds the title and the first section).
+    const holder = rankLevel > 1 ? holderOf(heading, this.skipped) : undefined;
+    const scoped = holder && holder !== this.root ? holder : undefined;
+    // Held inside the section of an open heading (a note within a parameter's entry), it is a subsection of
+    // that heading whatever its rank: DocBook titles every note with an h3.
+    const enclosing = this.openSections.findLast((section) => section.holder !== undefined && scoped !== undefined && section.holder !== scoped && contains(section.holder, scoped));
+    const level = enclosing ? Math.max(rankLevel, enclosing.level + 1) : rankLevel;
+    this.heading(level, this.titleText(heading), scoped);
+    if (scoped) this.sectionsEndingWith.set(scoped, Math.min(level, this.sectionsEndingWith.get(scoped) ?? level));
+  }
+
+  private endSections(level: number): void {
+    if (!this.openSections.some((open) => open.level >= level)) return;
+    this.endBlock();
+    while ((this.openSections.at(-1)?.level ?? 0) >= level) this.openSections.pop();
+    this.writer.sectionEnd(level);
   }
 
   private block(element: Element): void {
@@ -106,12 +140,12 @@ export class HtmlRenderer {
     this.endBlock();
   }
 
-  private heading(level: number, text: string): void {
+  private heading(level: number, text: string, holder?: Element): void {
     this.endBlock();
     const heading = text.length > MAX_HEADING_CHARS ? `${text.slice(0, MAX_HEADING_CHARS - 1).trimEnd()}…` : text;
     if (heading === '') return;
-    while ((this.openLevels.at(-1) ?? 0) >= level) this.openLevels.pop();
-    this.openLevels.push(level);
+    while ((this.openSections.at(-1)?.level ?? 0) >= level) this.openSections.pop();
+    this.openSections.push({ level, holder });
     this.writer.heading(level, heading);
   }
 
@@ -177,14 +211,16 @@ export class HtmlRenderer {
       this.block(list);
       return;
     }
-    const level = (this.openLevels.at(-1) ?? 0) + 1;
+    const level = (this.openSections.at(-1)?.level ?? 0) + 1;
     for (const { terms, descriptions } of entries) {
-      this.heading(level, terms.map((term) => this.titleText(term)).filter((text) => text !== '').join(' / '));
+      const title = terms.map((term) => this.titleText(term)).filter((text) => text !== '').join(' / ');
+      this.heading(level, title, list);
+      // The term is also the first line of its entry, as the page shows it: the entry's text names its subject.
+      this.writer.line(title);
+      this.writer.endBlock();
       for (const description of descriptions) this.block(description);
     }
-    this.endBlock();
-    while ((this.openLevels.at(-1) ?? 0) >= level) this.openLevels.pop();
-    this.writer.sectionEnd(level);
+    this.endSections(level);
   }
 
   /** Writes the line being collected, if it has text. */
@@ -202,6 +238,26 @@ export class HtmlRenderer {
     this.endLine();
     this.writer.endBlock();
   }
+}
+
+function contains(ancestor: Element, element: Element): boolean {
+  for (let parent = element.parent; parent; parent = parent.parent) if (parent === ancestor) return true;
+  return false;
+}
+
+/**
+ * The first ancestor of a heading holding something after it (text, or an element that is not skipped): the
+ * section the heading heads. A box ending with its title (Javadoc's `div.header`) holds nothing after it, so
+ * the title heads what follows the box.
+ */
+function holderOf(heading: Element, skipped: (element: Element) => boolean): Element | undefined {
+  let inner: Element = heading;
+  for (let holder = heading.parent; holder && isTag(holder); holder = holder.parent) {
+    const after = holder.children.slice(holder.children.indexOf(inner) + 1);
+    if (after.some((child) => (isTag(child) ? !skipped(child) : isText(child) && child.data.trim() !== ''))) return holder;
+    inner = holder;
+  }
+  return undefined;
 }
 
 /** Whether the first thing a reader sees in the content is text rather than a heading. */

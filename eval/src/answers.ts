@@ -1,4 +1,4 @@
-import { NOT_COVERED_ANSWER, passageLabel, resolveCitations, type ChatModel, type SearchHit } from '@rag/core';
+import { isDeclined, passageLabel, resolveCitations, type ChatModel, type SearchHit } from '@rag/core';
 import type { EvalBackend, EvalPassage } from './backend.ts';
 import type { GoldenSet } from './golden-set.ts';
 import { mean } from './metrics.ts';
@@ -35,19 +35,8 @@ export interface AnswerEvaluation {
   judgeFailures: number;
 }
 
-/** The service's own refusal, or a model saying the documents do not cover it (English or French). */
-const DECLINES = [
-  /do(?:es)? not cover/i,
-  /don'?t cover/i,
-  /not covered/i,
-  /(?:ne|n')\s*(?:couvrent|couvre|traitent|traite|mentionnent|mentionne|abordent|aborde)\s+pas/i,
-  /je ne sais pas/i,
-  /\bi (?:do not|don'?t) know\b/i,
-];
-
-export function isDeclined(answer: string): boolean {
-  return answer.trim() === NOT_COVERED_ANSWER || DECLINES.some((pattern) => pattern.test(answer));
-}
+/** Whether an answer declines: one rule for the service, the grounding check and the evaluation (core answer-check/declines.ts). */
+export { isDeclined };
 
 function asHit(passage: EvalPassage): SearchHit {
   return { id: passageLabel(passage), ...passage, fusionScore: passage.score };

@@ -83,13 +83,16 @@ export interface AnswerEvaluationOptions {
   /** The judge of faithfulness; undefined: none (--no-judge). */
   judge?: ChatModel | undefined;
   language?: Bm25Language | undefined;
+  /** `key-facts`: answer only the questions with key facts, and the out-of-scope ones (a CPU model takes a minute an answer). */
+  only?: 'key-facts' | undefined;
 }
 
 export async function evaluateAnswers(set: GoldenSet, backend: EvalBackend, judge: ChatModel | undefined, k: number, gateway: string, options: AnswerEvaluationOptions = {}): Promise<AnswerEvaluation> {
   const outcomes: AnswerOutcome[] = [];
   let verdictFailures = 0;
   const language = options.language ?? set.bm25Language;
-  for (const entry of set.questions) {
+  const questions = options.only === 'key-facts' ? set.questions.filter((entry) => entry.keyFacts || entry.expectedSource === undefined) : set.questions;
+  for (const entry of questions) {
     // The passages /chat was given: the same retrieval, at the k /chat uses.
     const passages = (await backend.search(entry.question, k)).map(asHit);
     const reply = await backend.chat(entry.question);

@@ -36,6 +36,7 @@ const USAGE = `Usage:
 --no-judge    skip the judge (on a CPU model each verdict costs as much as an answer)
 --serve       start llama-server for a model of pnpm models:fetch (pnpm llm:serve's names) and use it as the gateway;
               --threads N (default 2)
+--answers-only key-facts   answer only the questions with key_facts, and the out-of-scope ones
 --answer-cache  where completions are kept between runs (default .cache/answers; none: always ask the model)
 --beir        run a BEIR dataset (corpus.jsonl, queries.jsonl, qrels/test.tsv) in process: nDCG@10, Recall@100
 --ladder, --tune-fusion
@@ -99,6 +100,7 @@ function gateFor(set: GoldenSet, cliGate: Partial<Gate>, hybrid: boolean): Gate 
 interface AnswerOptions {
   judge: boolean;
   cacheDir: string | undefined;
+  only: 'key-facts' | undefined;
 }
 
 /** The gateway's model, its completions cached on disk unless --answer-cache none. */
@@ -118,7 +120,7 @@ async function evaluateSet(file: string, options: { url: string | undefined; rep
     const result = await runGoldenSet(set, backend, gateFor(set, options.gate, hybrid), options.minScore, hybrid ? set.hybridGate?.why : set.gate?.why);
     let answers: AnswerEvaluation | undefined;
     if (options.answers && chatModel) {
-      answers = await evaluateAnswers(set, backend, options.answers.judge ? chatModel : undefined, config.TOP_K, `${config.GATEWAY_URL} (${config.GATEWAY_MODEL})`, { language: configFor(set, config).BM25_LANGUAGE });
+      answers = await evaluateAnswers(set, backend, options.answers.judge ? chatModel : undefined, config.TOP_K, `${config.GATEWAY_URL} (${config.GATEWAY_MODEL})`, { language: configFor(set, config).BM25_LANGUAGE, only: options.answers.only });
       if (chatModel instanceof CachedChatModel) process.stderr.write(`answers: ${chatModel.counts.asked} completions asked, ${chatModel.counts.cached} from the cache\n`);
     }
     const notes = options.report ? await readNotes(options.report) : undefined;
@@ -233,6 +235,7 @@ function parseOptions(argv: string[]) {
       serve: { type: 'string' },
       threads: { type: 'string' },
       'answer-cache': { type: 'string' },
+      'answers-only': { type: 'string' },
       beir: { type: 'string', multiple: true },
       ladder: { type: 'boolean', default: false },
       'tune-fusion': { type: 'boolean', default: false },
@@ -301,7 +304,8 @@ async function run(values: ParsedValues, config: Config): Promise<number> {
   for (const file of files) {
     const name = file.replace(/^.*\//, '').replace(/\.ya?ml$/, '');
     const report = values.report ?? (values['report-dir'] ? `${values['report-dir'].replace(/\/+$/, '')}/${name}.md` : undefined);
-    const answers = values.answers ? { judge: !values['no-judge'], cacheDir: answerCacheDir(values['answer-cache']) } : undefined;
+    if (values['answers-only'] !== undefined && values['answers-only'] !== 'key-facts') throw new UsageError(`--answers-only takes key-facts, got "${values['answers-only']}"`);
+    const answers = values.answers ? { judge: !values['no-judge'], cacheDir: answerCacheDir(values['answer-cache']), only: values['answers-only'] as 'key-facts' | undefined } : undefined;
     const ok = await evaluateSet(file, { url: values.url, report, gate, minScore, answers }, config, logger);
     if (!ok) process.stderr.write(`Gate failed for ${file}\n`);
     passed &&= ok;

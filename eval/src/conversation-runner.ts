@@ -40,7 +40,9 @@ export interface ConversationResult {
 async function queryFor(mode: ConversationMode, entry: GoldenConversation, earlier: ConversationTurn[], condensers: Condensers, telemetry: Telemetry): Promise<string> {
   if (mode === 'without history') return entry.followUp;
   const chatModel = mode === 'scripted gateway (condensed)' ? condensers.scripted : mode === REAL_CONDENSER_MODE ? condensers.model : undefined;
-  return (await searchQueryFor(entry.followUp, earlier, { chatModel, telemetry })).text;
+  // A CPU model condenses in seconds to tens of seconds: the eval waits for it (the service's CONDENSE_TIMEOUT_MS would fall back).
+  const search = await searchQueryFor(entry.followUp, earlier, { chatModel, telemetry, condenseTimeoutMs: mode === REAL_CONDENSER_MODE ? 600_000 : undefined });
+  return search.text;
 }
 
 /**

@@ -16,6 +16,7 @@
  *     so -ub is at least the longest input (nomic-embed-text-v1.5 was trained on 2048-token inputs).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,9 +40,11 @@ interface Servable {
  * generated tokens so that a small model repeating itself stops. Embeddings: 4 slots of 2048 tokens.
  */
 const CHAT_ARGS = ['-c', '8192', '--temp', '0', '-n', '512'];
+/** SmolLM2-135M loops on a RAG prompt until the cap: a lower one keeps a test of it short (llama.cpp applies the last -n). */
+const SMALL_CHAT_ARGS = [...CHAT_ARGS, '-n', '256'];
 export const SERVABLE: Record<string, Servable> = {
   'qwen2.5-coder-1.5b-instruct': { kind: 'chat', about: 'Qwen2.5-Coder-1.5B-Instruct Q4_K_M (1.1 GB): answers with citations', args: CHAT_ARGS },
-  'smollm2-135m-instruct': { kind: 'chat', about: 'SmolLM2-135M-Instruct Q4_1 (98 MB): fast, weak; cites rarely and invents', args: CHAT_ARGS },
+  'smollm2-135m-instruct': { kind: 'chat', about: 'SmolLM2-135M-Instruct Q4_1 (98 MB): fast, weak; cites rarely and invents', args: SMALL_CHAT_ARGS },
   'nomic-embed-text-v1.5': { kind: 'embedding', about: 'nomic-embed-text-v1.5 f16 (274 MB): 768-d embeddings; needs the search_query: / search_document: prefixes', args: ['--embedding', '-c', '8192', '-np', '4', '-b', '2048', '-ub', '2048'] },
 };
 
@@ -109,6 +112,10 @@ export async function startLlamaServer(name: string, options: ServeOptions & { r
     env: { ...process.env, LD_LIBRARY_PATH: [bin, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // A process that exits without stopping it (an error, a signal it does not handle) must not leave the server behind.
+  const stopOnExit = () => child.kill('SIGTERM');
+  process.once('exit', stopOnExit);
+  void once(child, 'exit').then(() => process.off('exit', stopOnExit));
   let log = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const address = new Promise<string>((resolve, reject) => {

@@ -41,6 +41,8 @@ export interface AnswererOptions {
   /** RAG_MIN_SCORE: below it the documents are taken not to cover the question. */
   minScore?: number | undefined;
   telemetry: Telemetry;
+  /** CONDENSE_TIMEOUT_MS: past it a follow-up is searched with the LLM-free query (search-query.ts). */
+  condenseTimeoutMs?: number | undefined;
   /** Where a failed condensation of a follow-up is reported (a warning; the request goes on). */
   logger?: Pick<Logger, 'warn'> | undefined;
 }

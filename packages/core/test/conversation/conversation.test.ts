@@ -53,13 +53,3 @@ describe('the LLM-free follow-up query', () => {
     expect(expandFollowUp('and then?', earlier)).toBe('and then?\nthird?\nsecond?');
   });
 });
-
-describe('the LLM-free follow-up query', () => {
-  it('adds the names of the documents the last answer cited, once, without folders, extension or chunk', () => {
-    const earlier = [
-      { role: 'user' as const, content: 'How do I make Argo CD sync by itself?' },
-      { role: 'assistant' as const, content: '> Automated sync… [docs/user-guide/auto_sync.md#0]\n\n> Also [docs/user-guide/auto_sync.md#3] and [docs/README.md#1]' },
-    ];
-    expect(expandFollowUp('Does it delete stuff?', earlier)).toBe('Does it delete stuff?\nHow do I make Argo CD sync by itself?\nauto_sync');
-  });
-});

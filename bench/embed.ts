@@ -127,13 +127,19 @@ const { values: args } = parseArgs({
   },
 });
 
+function prefixesAndTimeout(): Record<string, string> {
+  const names = ['EMBED_QUERY_PREFIX', 'EMBED_PASSAGE_PREFIX', 'EMBED_TIMEOUT_MS'] as const;
+  return Object.fromEntries(names.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
+}
+
 const targets: Target[] = [];
 const batchSize = args['batch-size']!;
 if (args.url) {
   targets.push({
     name: args.model ?? args.url,
     kind: `HTTP ${args.url}`,
-    env: { EMBED_URL: args.url, EMBED_BATCH_SIZE: batchSize, ...(args['api-key'] ? { EMBED_API_KEY: args['api-key'] } : {}), ...(args.model ? { EMBED_MODEL: args.model } : {}) },
+    // A model trained with task prefixes (nomic-embed-text-v1.5) and a CPU server's timeout come from the environment, as for the service.
+    env: { ...prefixesAndTimeout(), EMBED_URL: args.url, EMBED_BATCH_SIZE: batchSize, ...(args['api-key'] ? { EMBED_API_KEY: args['api-key'] } : {}), ...(args.model ? { EMBED_MODEL: args.model } : {}) },
   });
 }
 if (args['fake-tei']) {

@@ -2,7 +2,9 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { createChatModel, createLogger, isRagError, loadConfig, type Config, type Logger } from '@rag/core';
+import { createChatModel, createLogger, isRagError, loadConfig, type ChatModel, type Config, type Logger } from '@rag/core';
+import { startLlamaServer, type RunningServer } from '../../scripts/llm/llama-server.ts';
+import { CachedChatModel } from './cached-chat-model.ts';
 import { evaluateAnswers, type AnswerEvaluation } from './answers.ts';
 import type { EvalBackend } from './backend.ts';
 import { assertBeirDir, beirDocuments, beirFiles, readQrels, readQueries, runBeirQueries } from './beir.ts';
@@ -19,7 +21,7 @@ import { runGoldenSet, type Gate } from './runner.ts';
 const USAGE = `Usage:
   pnpm eval --questions eval/golden/<set>.yaml [--questions ...] [--url http://127.0.0.1:8090]
             [--report eval/reports/<name>.md | --report-dir eval/reports] [--min-hit5 0.9] [--min-mrr 0.75]
-            [--min-score X] [--answers]
+            [--min-score X] [--answers [--no-judge] [--serve <model> [--threads N]] [--answer-cache DIR|none]]
   pnpm eval --beir <dir> [--report eval/reports/<name>.md]
   pnpm eval --ladder [--questions <set>.yaml ...] [--beir <dir> ...] --model <dense model> [--model ...] [--report-dir eval/reports]
 
@@ -29,7 +31,13 @@ const USAGE = `Usage:
 --report      write the report as Markdown and JSON beside it (one set); --report-dir: <dir>/<set>.md each
 --min-hit5, --min-mrr   the gate (defaults 0.9 and 0.75): exit 1 when a set falls below it
 --min-score   a RAG_MIN_SCORE to evaluate (default: RAG_MIN_SCORE of the environment)
---answers     also evaluate /chat answers (needs GATEWAY_URL; the same gateway judges faithfulness); never gates
+--answers     also evaluate /chat answers (needs GATEWAY_URL or --serve): citation precision and recall, unsupported
+              sentences, declines, key facts; a set's \`answer_gate:\` gates them; the gateway judges faithfulness (advisory)
+--no-judge    skip the judge (on a CPU model each verdict costs as much as an answer)
+--serve       start llama-server for a model of pnpm models:fetch (pnpm llm:serve's names) and use it as the gateway;
+              --threads N (default 2)
+--answers-only key-facts   answer only the questions with key_facts, and the out-of-scope ones
+--answer-cache  where completions are kept between runs (default .cache/answers; none: always ask the model)
 --beir        run a BEIR dataset (corpus.jsonl, queries.jsonl, qrels/test.tsv) in process: nDCG@10, Recall@100
 --ladder, --tune-fusion
               for each set and each --model (an EMBED_MODEL): BM25, dense only, hybrid RRF, and hybrid with RRF
@@ -64,10 +72,10 @@ function configFor(set: GoldenSet, config: Config): Config {
   return set.bm25Language && process.env.BM25_LANGUAGE === undefined ? { ...config, BM25_LANGUAGE: set.bm25Language } : config;
 }
 
-async function backendFor(set: GoldenSet, url: string | undefined, config: Config, logger: Logger): Promise<EvalBackend> {
+async function backendFor(set: GoldenSet, url: string | undefined, config: Config, logger: Logger, chatModel?: ChatModel): Promise<EvalBackend> {
   if (url) return new HttpBackend(url);
   if (!set.corpus) throw new UsageError(`${set.file} names no corpus: add a top-level \`corpus:\` (see README, Evaluation) or pass --url`);
-  const index = await EmbeddedIndex.open(configFor(set, config), logger);
+  const index = await EmbeddedIndex.open(configFor(set, config), logger, { chatModel });
   try {
     await index.ingestFolder(set.corpus);
   } catch (error) {
@@ -89,18 +97,31 @@ function gateFor(set: GoldenSet, cliGate: Partial<Gate>, hybrid: boolean): Gate 
   };
 }
 
-async function evaluateSet(file: string, options: { url: string | undefined; report: string | undefined; gate: Partial<Gate>; minScore: number | undefined; answers: boolean }, config: Config, logger: Logger): Promise<boolean> {
+interface AnswerOptions {
+  judge: boolean;
+  cacheDir: string | undefined;
+  only: 'key-facts' | undefined;
+}
+
+/** The gateway's model, its completions cached on disk unless --answer-cache none. */
+async function answeringModel(config: Config, options: AnswerOptions): Promise<ChatModel> {
+  const model = createChatModel(config);
+  if (!model) throw new UsageError('--answers needs GATEWAY_URL or --serve <model>: the gateway answers (in process) and judges faithfulness');
+  return options.cacheDir ? CachedChatModel.open(model, options.cacheDir) : model;
+}
+
+async function evaluateSet(file: string, options: { url: string | undefined; report: string | undefined; gate: Partial<Gate>; minScore: number | undefined; answers: AnswerOptions | undefined }, config: Config, logger: Logger): Promise<boolean> {
   const set = await loadGoldenSet(resolve(file), repositoryRoot);
   set.file = file;
-  const backend = await backendFor(set, options.url, config, logger);
+  const chatModel = options.answers ? await answeringModel(config, options.answers) : undefined;
+  const backend = await backendFor(set, options.url, config, logger, chatModel);
   try {
     const hybrid = Boolean(config.EMBED_MODEL || config.EMBED_URL);
     const result = await runGoldenSet(set, backend, gateFor(set, options.gate, hybrid), options.minScore, hybrid ? set.hybridGate?.why : set.gate?.why);
     let answers: AnswerEvaluation | undefined;
-    if (options.answers) {
-      const judge = createChatModel(config);
-      if (!judge) throw new UsageError('--answers needs GATEWAY_URL: the gateway answers (in process) and judges faithfulness');
-      answers = await evaluateAnswers(set, backend, judge, config.TOP_K, `${config.GATEWAY_URL} (${config.GATEWAY_MODEL})`);
+    if (options.answers && chatModel) {
+      answers = await evaluateAnswers(set, backend, options.answers.judge ? chatModel : undefined, config.TOP_K, `${config.GATEWAY_URL} (${config.GATEWAY_MODEL})`, { language: configFor(set, config).BM25_LANGUAGE, only: options.answers.only });
+      if (chatModel instanceof CachedChatModel) process.stderr.write(`answers: ${chatModel.counts.asked} completions asked, ${chatModel.counts.cached} from the cache\n`);
     }
     const notes = options.report ? await readNotes(options.report) : undefined;
     const markdown = goldenMarkdown(result, answers, notes);
@@ -109,7 +130,7 @@ async function evaluateSet(file: string, options: { url: string | undefined; rep
       const written = await writeReport(options.report, markdown, { ...result, answers });
       process.stdout.write(`Wrote ${written.markdown} and ${written.json}\n\n`);
     }
-    return result.gate.passed;
+    return result.gate.passed && (answers?.gate?.passed ?? true);
   } finally {
     await backend.close();
   }
@@ -198,8 +219,8 @@ async function writeLadderReports(entries: LadderEntry[], reportDir: string | un
   }
 }
 
-async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
+function parseOptions(argv: string[]) {
+  return parseArgs({
     args: argv,
     options: {
       questions: { type: 'string', multiple: true },
@@ -210,6 +231,11 @@ async function main(argv: string[]): Promise<number> {
       'min-mrr': { type: 'string' },
       'min-score': { type: 'string' },
       answers: { type: 'boolean', default: false },
+      'no-judge': { type: 'boolean', default: false },
+      serve: { type: 'string' },
+      threads: { type: 'string' },
+      'answer-cache': { type: 'string' },
+      'answers-only': { type: 'string' },
       beir: { type: 'string', multiple: true },
       ladder: { type: 'boolean', default: false },
       'tune-fusion': { type: 'boolean', default: false },
@@ -218,12 +244,39 @@ async function main(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
+}
+
+type ParsedValues = ReturnType<typeof parseOptions>['values'];
+
+/** --answer-cache: a folder, `none`, or the default under .cache/ (shared by the worktrees, ignored by git). */
+function answerCacheDir(option: string | undefined): string | undefined {
+  if (option === 'none') return undefined;
+  return option ?? resolve(repositoryRoot, '.cache', 'answers');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseOptions(argv);
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
   // A report on stdout reads better without the pipeline's info lines; LOG_LEVEL still wins.
-  const config = loadConfig(undefined, { LOG_LEVEL: 'warn' });
+  const server = values.serve ? await serveModel(values.serve, values.threads) : undefined;
+  try {
+    return await run(values, loadConfig(server ? { ...process.env, GATEWAY_URL: server.url, GATEWAY_MODEL: server.name } : undefined, { LOG_LEVEL: 'warn' }));
+  } finally {
+    await server?.stop();
+  }
+}
+
+async function serveModel(name: string, threads: string | undefined): Promise<RunningServer> {
+  const count = threads === undefined ? undefined : Number(threads);
+  if (count !== undefined && (!Number.isInteger(count) || count < 1)) throw new UsageError(`--threads expects a positive integer, got "${threads}"`);
+  process.stderr.write(`answers: starting llama-server for ${name}…\n`);
+  return startLlamaServer(name, { threads: count });
+}
+
+async function run(values: ParsedValues, config: Config): Promise<number> {
   const logger = createLogger(config.LOG_LEVEL, { format: config.LOG_FORMAT });
   if (values['ladder-render']) {
     const dir = values['report-dir'];
@@ -251,7 +304,9 @@ async function main(argv: string[]): Promise<number> {
   for (const file of files) {
     const name = file.replace(/^.*\//, '').replace(/\.ya?ml$/, '');
     const report = values.report ?? (values['report-dir'] ? `${values['report-dir'].replace(/\/+$/, '')}/${name}.md` : undefined);
-    const ok = await evaluateSet(file, { url: values.url, report, gate, minScore, answers: values.answers }, config, logger);
+    if (values['answers-only'] !== undefined && values['answers-only'] !== 'key-facts') throw new UsageError(`--answers-only takes key-facts, got "${values['answers-only']}"`);
+    const answers = values.answers ? { judge: !values['no-judge'], cacheDir: answerCacheDir(values['answer-cache']), only: values['answers-only'] as 'key-facts' | undefined } : undefined;
+    const ok = await evaluateSet(file, { url: values.url, report, gate, minScore, answers }, config, logger);
     if (!ok) process.stderr.write(`Gate failed for ${file}\n`);
     passed &&= ok;
   }

@@ -1,5 +1,5 @@
 import { CONDENSE_PROMPT_VERSION } from '@rag/core';
-import { CONVERSATION_MODES, type ConversationResult } from './conversation-runner.ts';
+import type { ConversationResult } from './conversation-runner.ts';
 
 const fixed = (value: number) => value.toFixed(3);
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ⏎ ');
@@ -14,18 +14,18 @@ export function conversationMarkdown(result: ConversationResult, notes: string |
     '',
     '| follow-up searched | hit@1 | hit@5 | MRR |',
     '| --- | --- | --- | --- |',
-    ...CONVERSATION_MODES.map((mode) => `| ${mode} | ${fixed(result.metrics[mode].hitAt1)} | ${fixed(result.metrics[mode].hitAt5)} | ${fixed(result.metrics[mode].mrr)} |`),
+    ...result.modes.map((mode) => `| ${mode}${mode === 'model (condensed)' ? ` (${result.condenser})` : ''} | ${fixed(result.metrics[mode]!.hitAt1)} | ${fixed(result.metrics[mode]!.hitAt5)} | ${fixed(result.metrics[mode]!.mrr)} |`),
     '',
     `Gate (${result.gate.mode}): hit@5 ≥ ${result.gate.minHit5}, MRR ≥ ${result.gate.minMrr}: **${result.gate.passed ? 'passed' : `failed (${result.gate.failures.join('; ')})`}**. ${result.gate.why}`,
     '',
     ...(notes ? [notes.trim(), ''] : []),
     '## Follow-ups',
     '',
-    `| # | follow-up | expected | ${CONVERSATION_MODES.map((mode) => `rank ${mode}`).join(' | ')} | LLM-free query |`,
-    `| --- | --- | --- | ${CONVERSATION_MODES.map(() => '---').join(' | ')} | --- |`,
+    `| # | follow-up | expected | ${result.modes.map((mode) => `rank ${mode}`).join(' | ')} | LLM-free query |`,
+    `| --- | --- | --- | ${result.modes.map(() => '---').join(' | ')} | --- |`,
     ...result.conversations.map(
       (outcome) =>
-        `| ${outcome.number} | ${cell(outcome.followUp)} | ${cell(`${outcome.expectedSource}${outcome.expectedSubstring ? ` ∋ "${outcome.expectedSubstring}"` : ''}`)} | ${CONVERSATION_MODES.map((mode) => rank(outcome.modes[mode].rank)).join(' | ')} | ${cell(outcome.modes['LLM-free (expanded)'].query)} |`,
+        `| ${outcome.number} | ${cell(outcome.followUp)} | ${cell(`${outcome.expectedSource}${outcome.expectedSubstring ? ` ∋ "${outcome.expectedSubstring}"` : ''}`)} | ${result.modes.map((mode) => rank(outcome.modes[mode].rank)).join(' | ')} | ${cell(outcome.modes['LLM-free (expanded)'].query)} |`,
     ),
     '',
   ];

@@ -1,4 +1,4 @@
-import { searchQueryFor, Telemetry, type ChatModel } from '@rag/core';
+import { searchQueryFor, Telemetry, turnsFromHistory, type ChatModel, type ConversationTurn } from '@rag/core';
 import { SEARCH_DEPTH, type EvalBackend } from './backend.ts';
 import type { ConversationSet, GoldenConversation } from './conversation-set.ts';
 import { firstHitRank, rankMetrics, type RankMetrics } from './metrics.ts';
@@ -6,7 +6,9 @@ import { ScriptedCondenser } from './scripted-condenser.ts';
 
 /** How a follow-up is searched for: on its own words, LLM-free with its history, or condensed by the scripted gateway. */
 export const CONVERSATION_MODES = ['without history', 'LLM-free (expanded)', 'scripted gateway (condensed)'] as const;
-export type ConversationMode = (typeof CONVERSATION_MODES)[number];
+/** With a real model behind the gateway (GATEWAY_URL or --serve): its own condensation, the product's condense prompt. */
+export const REAL_CONDENSER_MODE = 'model (condensed)';
+export type ConversationMode = (typeof CONVERSATION_MODES)[number] | typeof REAL_CONDENSER_MODE;
 
 /** The mode CI gates on: the embedded default has no gateway. */
 export const GATED_MODE: ConversationMode = 'LLM-free (expanded)';
@@ -25,22 +27,49 @@ export interface ConversationResult {
   file: string;
   backend: string;
   depth: number;
+  /** The modes measured, in report order; the model's only with a gateway. */
+  modes: ConversationMode[];
+  /** The gateway's model, when it condensed. */
+  condenser?: string | undefined;
   conversations: ConversationOutcome[];
-  metrics: Record<ConversationMode, RankMetrics>;
+  metrics: Partial<Record<ConversationMode, RankMetrics>>;
   gate: { minHit5: number; minMrr: number; why: string; mode: ConversationMode; passed: boolean; failures: string[] };
 }
 
 /** The text each mode searches for: the product's own searchQueryFor, with no gateway or with the scripted one. */
-async function queryFor(mode: ConversationMode, entry: GoldenConversation, condenser: ChatModel, telemetry: Telemetry): Promise<string> {
+async function queryFor(mode: ConversationMode, entry: GoldenConversation, earlier: ConversationTurn[], condensers: Condensers, telemetry: Telemetry): Promise<string> {
   if (mode === 'without history') return entry.followUp;
-  const chatModel = mode === 'scripted gateway (condensed)' ? condenser : undefined;
-  return (await searchQueryFor(entry.followUp, entry.earlier, { chatModel, telemetry })).text;
+  const chatModel = mode === 'scripted gateway (condensed)' ? condensers.scripted : mode === REAL_CONDENSER_MODE ? condensers.model : undefined;
+  // A CPU model condenses in seconds to tens of seconds: the eval waits for it (the service's CONDENSE_TIMEOUT_MS would fall back).
+  const search = await searchQueryFor(entry.followUp, earlier, { chatModel, telemetry, condenseTimeoutMs: mode === REAL_CONDENSER_MODE ? 600_000 : undefined });
+  return search.text;
 }
 
-async function runOne(entry: GoldenConversation, backend: EvalBackend, condenser: ChatModel, telemetry: Telemetry): Promise<ConversationOutcome> {
+/**
+ * The earlier turns a client would send: an answer the set does not write down is the one this system gives
+ * to that question (the extractive answer in the embedded default, with its [source#n] citations), asked once.
+ */
+async function earlierTurns(entry: GoldenConversation, backend: EvalBackend, answers: Map<string, Promise<string>>): Promise<ConversationTurn[]> {
+  const history = await Promise.all(
+    entry.history.map(async ({ question, answer }) => {
+      if (answer !== undefined) return { question, answer };
+      if (!answers.has(question)) answers.set(question, backend.chat(question).then((reply) => reply.answer));
+      return { question, answer: await answers.get(question)! };
+    }),
+  );
+  return turnsFromHistory(history);
+}
+
+interface Condensers {
+  scripted: ChatModel;
+  model: ChatModel | undefined;
+}
+
+async function runOne(entry: GoldenConversation, backend: EvalBackend, condensers: Condensers, modeList: ConversationMode[], telemetry: Telemetry, answers: Map<string, Promise<string>>): Promise<ConversationOutcome> {
   const modes = {} as ConversationOutcome['modes'];
-  for (const mode of CONVERSATION_MODES) {
-    const query = await queryFor(mode, entry, condenser, telemetry);
+  const earlier = await earlierTurns(entry, backend, answers);
+  for (const mode of modeList) {
+    const query = await queryFor(mode, entry, earlier, condensers, telemetry);
     const passages = await backend.search(query, SEARCH_DEPTH);
     modes[mode] = { query, rank: firstHitRank(passages, { expectedSource: entry.expectedSource, expectedSubstring: entry.expectedSubstring }) };
   }
@@ -48,14 +77,16 @@ async function runOne(entry: GoldenConversation, backend: EvalBackend, condenser
 }
 
 /** Every follow-up in every mode, one at a time; the gate applies to the LLM-free mode. */
-export async function runConversationSet(set: ConversationSet, backend: EvalBackend): Promise<ConversationResult> {
-  const condenser = new ScriptedCondenser(new Map(set.conversations.map((entry) => [entry.followUp, entry.standalone])));
+export async function runConversationSet(set: ConversationSet, backend: EvalBackend, model?: ChatModel): Promise<ConversationResult> {
+  const condensers = { scripted: new ScriptedCondenser(new Map(set.conversations.map((entry) => [entry.followUp, entry.standalone]))), model };
+  const modeList: ConversationMode[] = [...CONVERSATION_MODES, ...(model ? [REAL_CONDENSER_MODE as ConversationMode] : [])];
   const telemetry = new Telemetry();
   try {
     const conversations: ConversationOutcome[] = [];
-    for (const entry of set.conversations) conversations.push(await runOne(entry, backend, condenser, telemetry));
-    const metrics = Object.fromEntries(CONVERSATION_MODES.map((mode) => [mode, rankMetrics(conversations.map((outcome) => outcome.modes[mode].rank))])) as ConversationResult['metrics'];
-    const gated = metrics[GATED_MODE];
+    const answers = new Map<string, Promise<string>>();
+    for (const entry of set.conversations) conversations.push(await runOne(entry, backend, condensers, modeList, telemetry, answers));
+    const metrics = Object.fromEntries(modeList.map((mode) => [mode, rankMetrics(conversations.map((outcome) => outcome.modes[mode].rank))])) as ConversationResult['metrics'];
+    const gated = metrics[GATED_MODE]!;
     const failures = [
       ...(gated.hitAt5 < set.gate.minHit5 ? [`hit@5 ${gated.hitAt5.toFixed(3)} < ${set.gate.minHit5}`] : []),
       ...(gated.mrr < set.gate.minMrr ? [`MRR ${gated.mrr.toFixed(3)} < ${set.gate.minMrr}`] : []),
@@ -65,6 +96,8 @@ export async function runConversationSet(set: ConversationSet, backend: EvalBack
       file: set.file,
       backend: backend.description,
       depth: SEARCH_DEPTH,
+      modes: modeList,
+      ...(model ? { condenser: model.modelId } : {}),
       conversations,
       metrics,
       gate: { ...set.gate, mode: GATED_MODE, passed: failures.length === 0, failures },

@@ -36,6 +36,8 @@ const setSchema = z
 
 export interface GoldenConversation {
   number: number;
+  /** The earlier turns as written; an answer not written down is the one the system gives (conversation-runner.ts). */
+  history: Array<{ question: string; answer: string | undefined }>;
   earlier: ConversationTurn[];
   followUp: string;
   standalone: string;
@@ -62,6 +64,7 @@ export function parseConversationSet(text: string, file: string, repositoryRoot:
     gate: { minHit5: gate.min_hit5, minMrr: gate.min_mrr, why: gate.why },
     conversations: conversations.map((entry, index) => ({
       number: index + 1,
+      history: entry.history.map((turn) => ({ question: turn.question, answer: turn.answer })),
       // An earlier turn without its answer is a question the user asked and whose answer is not written down.
       earlier: turnsFromHistory(entry.history.map((turn) => ({ question: turn.question, answer: turn.answer ?? '' }))).filter((turn) => turn.content !== ''),
       followUp: entry.follow_up,

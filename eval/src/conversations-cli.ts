@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createLogger, isRagError, loadConfig } from '@rag/core';
+import { createChatModel, createLogger, isRagError, loadConfig } from '@rag/core';
+import { startLlamaServer } from '../../scripts/llm/llama-server.ts';
+import { CachedChatModel } from './cached-chat-model.ts';
 import { loadConversationSet } from './conversation-set.ts';
 import { conversationMarkdown } from './conversation-report.ts';
 import { runConversationSet } from './conversation-runner.ts';
@@ -10,32 +12,45 @@ import { GoldenSetError } from './golden-set.ts';
 import { readNotes, writeReport } from './report.ts';
 
 const USAGE = `Usage:
-  pnpm eval:conversations --conversations eval/golden/<set>.yaml [--report-dir eval/reports]
+  pnpm eval:conversations --conversations eval/golden/<set>.yaml [--report-dir eval/reports] [--serve <model> [--threads N]]
 
 Ingests the set's corpus into a temporary index (the adapters the environment configures) and searches each
 follow-up three ways: on its own words, LLM-free with its history (the embedded default), and condensed by a
 scripted gateway that answers each condense call with the set's \`standalone\` query. Exit 1 when the LLM-free
-mode falls below the set's gate.`;
+mode falls below the set's gate. With GATEWAY_URL, or --serve a model of pnpm models:fetch (llama-server,
+2 threads by default), a fourth mode condenses each follow-up with that model (its replies cached in .cache/answers).`;
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { conversations: { type: 'string', multiple: true }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({ args: argv, options: { conversations: { type: 'string', multiple: true }, 'report-dir': { type: 'string' }, serve: { type: 'string' }, threads: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help || !values.conversations) {
     process.stdout.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
-  const config = loadConfig(undefined, { LOG_LEVEL: 'warn' });
+  const server = values.serve ? await startLlamaServer(values.serve, { threads: values.threads === undefined ? undefined : Number(values.threads) }) : undefined;
+  try {
+    return await run(values.conversations, values['report-dir'], server ? { GATEWAY_URL: server.url, GATEWAY_MODEL: server.name } : {});
+  } finally {
+    await server?.stop();
+  }
+}
+
+async function run(files: string[], reportDir: string | undefined, gateway: Record<string, string>): Promise<number> {
+  const config = loadConfig({ ...process.env, ...gateway }, { LOG_LEVEL: 'warn' });
+  const gatewayModel = createChatModel(config);
+  const condenser = gatewayModel && (await CachedChatModel.open(gatewayModel, resolve(repositoryRoot, '.cache', 'answers')));
   const logger = createLogger(config.LOG_LEVEL, { format: config.LOG_FORMAT });
   let passed = true;
-  for (const file of values.conversations) {
+  for (const file of files) {
     const set = await loadConversationSet(resolve(file), repositoryRoot);
     set.file = file;
-    const index = await EmbeddedIndex.open(config, logger);
+    // Earlier answers the set leaves out are the extractive ones in every mode: only the condenser differs between runs.
+    const index = await EmbeddedIndex.open({ ...config, GATEWAY_URL: undefined }, logger);
     try {
       await index.ingestFolder(set.corpus);
-      const result = await runConversationSet(set, index);
-      const report = values['report-dir'] ? `${values['report-dir'].replace(/\/+$/, '')}/${set.name}.md` : undefined;
+      const result = await runConversationSet(set, index, condenser);
+      const report = reportDir ? `${reportDir.replace(/\/+$/, '')}/${set.name}${condenser ? `-${condenser.modelId}` : ''}.md` : undefined;
       const markdown = conversationMarkdown(result, report ? await readNotes(report) : undefined);
       process.stdout.write(`${markdown}\n`);
       if (report) await writeReport(report, markdown, result);

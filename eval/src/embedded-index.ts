@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Answerer, chunkMarkdown, contextualText, createChunkContexts, NO_CONTEXT, type ChunkContexts, createChatModel, createEmbedder, createReranker, createStore, encodeDocument, fusionOf, ingest, PUBLIC_ONLY, RagError, Retriever, Telemetry, type Config, type Embedder, type IndexedChunk, type Logger, type RrfParameters, type SearchHit, type VectorStore } from '@rag/core';
+import { Answerer, chunkMarkdown, contextualText, createChunkContexts, NO_CONTEXT, type ChunkContexts, type ChatModel, createChatModel, createEmbedder, createReranker, createStore, encodeDocument, fusionOf, ingest, PUBLIC_ONLY, RagError, Retriever, Telemetry, type Config, type Embedder, type IndexedChunk, type Logger, type RrfParameters, type SearchHit, type VectorStore } from '@rag/core';
 import { createConverters, LocalDirectorySource } from '@rag/core/ingestion';
 import type { ChatReply, EvalBackend, EvalPassage } from './backend.ts';
 import { CachedEmbedder } from './embedding-cache.ts';
@@ -36,7 +36,7 @@ export class EmbeddedIndex implements EvalBackend {
   }
 
   /** `embeddingCache`: a folder where passage embeddings are kept between runs (see embedding-cache.ts). */
-  static async open(baseConfig: Config, logger: Logger, options: { embeddingCache?: string } = {}): Promise<EmbeddedIndex> {
+  static async open(baseConfig: Config, logger: Logger, options: { embeddingCache?: string; chatModel?: ChatModel | undefined } = {}): Promise<EmbeddedIndex> {
     const dataDir = await mkdtemp(join(tmpdir(), 'rag-eval-'));
     const config: Config = { ...baseConfig, RAG_DATA_DIR: dataDir, QDRANT_URL: undefined };
     const telemetry = new Telemetry();
@@ -50,7 +50,7 @@ export class EmbeddedIndex implements EvalBackend {
       await store.open(embedder ? await embedder.describe() : null, { context: contexts?.lock ?? NO_CONTEXT });
       // Always 'fail', whatever RERANK_FALLBACK says: a report of the reranked pipeline must not hold fused rankings.
       const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, rerankFallback: 'fail', telemetry, fusion: fusionOf(config) });
-      const answerer = new Answerer({ retriever, chatModel: createChatModel(config), minScore: config.RAG_MIN_SCORE, telemetry });
+      const answerer = new Answerer({ retriever, chatModel: options.chatModel ?? createChatModel(config), minScore: config.RAG_MIN_SCORE, condenseTimeoutMs: config.CONDENSE_TIMEOUT_MS, telemetry });
       return new EmbeddedIndex(config, dataDir, store, embedder, retriever, answerer, telemetry, logger, contexts);
     } catch (error) {
       // Nobody gets an index to close: release what was made (a model that failed to load, a bad EMBED_URL).

@@ -18,6 +18,8 @@ const questionSchema = z
     expected_source: nonEmpty,
     expected_substring: nonEmpty.optional(),
     kind: nonEmpty.optional(),
+    /** Facts a correct answer states: each a phrase, or alternatives joined by " | ", matched case-insensitively. */
+    key_facts: z.array(nonEmpty).min(1).optional(),
   })
   .strict();
 
@@ -34,6 +36,26 @@ const gateSchema = z
   .strict()
   .transform((gate) => ({ minHit5: gate.min_hit5, minMrr: gate.min_mrr, why: gate.why }));
 
+/** A set may gate its answer evaluation (`pnpm eval --answers`) on the deterministic answer checks, with the reason. */
+const answerGateSchema = z
+  .object({
+    min_citation_precision: fraction.optional(),
+    min_citation_recall: fraction.optional(),
+    max_unsupported_rate: fraction.optional(),
+    min_out_of_scope_declined: fraction.optional(),
+    min_key_facts: fraction.optional(),
+    why: nonEmpty,
+  })
+  .strict()
+  .transform((gate) => ({
+    minCitationPrecision: gate.min_citation_precision,
+    minCitationRecall: gate.min_citation_recall,
+    maxUnsupportedRate: gate.max_unsupported_rate,
+    minOutOfScopeDeclined: gate.min_out_of_scope_declined,
+    minKeyFacts: gate.min_key_facts,
+    why: gate.why,
+  }));
+
 const goldenSchema = z
   .object({
     corpus: corpusSchema.optional(),
@@ -41,6 +63,7 @@ const goldenSchema = z
     gate: gateSchema.optional(),
     /** The gate of a run with a dense model (EMBED_MODEL or EMBED_URL): hybrid search must stay above BM25's level. */
     hybrid_gate: gateSchema.optional(),
+    answer_gate: answerGateSchema.optional(),
     questions: z.array(questionSchema).min(1, 'needs at least one question'),
   })
   .strict();
@@ -56,6 +79,8 @@ export interface GoldenQuestion {
   expectedSubstring: string | undefined;
   /** Optional label (e.g. paraphrase, identifier, out-of-scope) the report breaks the metrics down by. */
   kind: string | undefined;
+  /** What a correct answer must state (key_facts); each entry lists its alternatives. */
+  keyFacts: string[][] | undefined;
 }
 
 export interface GoldenCorpus {
@@ -78,8 +103,11 @@ export interface GoldenSet {
   bm25Language: Bm25Language | undefined;
   gate: GoldenSetGate | undefined;
   hybridGate: GoldenSetGate | undefined;
+  answerGate: AnswerGate | undefined;
   questions: GoldenQuestion[];
 }
+
+export type AnswerGate = z.output<typeof answerGateSchema>;
 
 export class GoldenSetError extends Error {
   constructor(file: string, problems: string[]) {
@@ -108,7 +136,7 @@ export function parseGoldenSet(text: string, file: string, repositoryRoot: strin
   }
   const parsed = goldenSchema.safeParse(data);
   if (!parsed.success) throw new GoldenSetError(file, parsed.error.issues.map(describeIssue));
-  const { corpus, bm25_language: bm25Language, gate, hybrid_gate: hybridGate, questions } = parsed.data;
+  const { corpus, bm25_language: bm25Language, gate, hybrid_gate: hybridGate, answer_gate: answerGate, questions } = parsed.data;
   const problems = questions.flatMap((entry, index) =>
     entry.expected_source === OUT_OF_SCOPE && entry.expected_substring
       ? [`question ${index + 1} (expected_substring): an out-of-scope question (expected_source: none) cannot expect a substring`]
@@ -122,12 +150,14 @@ export function parseGoldenSet(text: string, file: string, repositoryRoot: strin
     bm25Language,
     gate,
     hybridGate,
+    answerGate,
     questions: questions.map((entry, index) => ({
       number: index + 1,
       question: entry.question,
       expectedSource: entry.expected_source === OUT_OF_SCOPE ? undefined : entry.expected_source,
       expectedSubstring: entry.expected_substring,
       kind: entry.kind,
+      keyFacts: entry.key_facts?.map((fact) => fact.split(' | ').map((alternative) => alternative.trim()).filter((alternative) => alternative !== '')),
     })),
   };
 }

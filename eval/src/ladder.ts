@@ -73,10 +73,13 @@ export const EMBEDDING_CACHE = fileURLToPath(new URL('../../.cache/eval-embeddin
 
 export async function runLadder(target: LadderTarget, model: string, baseConfig: Config, logger: Logger, embeddingCache: string | undefined = EMBEDDING_CACHE): Promise<LadderEntry> {
   const { task } = target;
-  const config = { ...baseConfig, ...target.config, EMBED_MODEL: model, EMBED_URL: undefined, RERANK_URL: undefined, RERANK_MODEL: undefined };
+  // A URL is an embedding server (TEI, llama-server: EMBED_URL, its model and EMBED_*_PREFIX from the environment); anything else a local model.
+  const remote = /^https?:\/\//.test(model);
+  const config = { ...baseConfig, ...target.config, EMBED_MODEL: remote ? baseConfig.EMBED_MODEL : model, EMBED_URL: remote ? model : undefined, RERANK_URL: undefined, RERANK_MODEL: undefined };
   const index = await EmbeddedIndex.open(config, logger, { embeddingCache });
   try {
     if (!index.embedder) throw new Error(`the model ${model} gave no embedder`);
+    const modelName = remote ? (await index.embedder.describe()).model : model;
     const indexStarted = performance.now();
     const chunks = await target.fill(index);
     const indexSeconds = (performance.now() - indexStarted) / 1000;
@@ -87,7 +90,7 @@ export async function runLadder(target: LadderTarget, model: string, baseConfig:
     const hybrid = await judgeAll(index.view({ label: 'RRF', fusion: DEFAULT_RRF }), task);
     const rows: LadderRow[] = [
       { mode: 'bm25', label: 'BM25 (sparse only)', metrics: await judgeAll(index.view({ label: 'BM25', sparseOnly: true }), task) },
-      { mode: 'dense', label: `dense only (${model.replace(/^.*\//, '')})`, metrics: await judgeAll(index.view({ label: 'dense', fusion: DENSE_ONLY }), task) },
+      { mode: 'dense', label: `dense only (${modelName.replace(/^.*\//, '')})`, metrics: await judgeAll(index.view({ label: 'dense', fusion: DENSE_ONLY }), task) },
       { mode: 'hybrid', label: 'hybrid, RRF k 2 (default)', metrics: hybrid },
       { mode: 'tuned', label: 'hybrid, tuned RRF (each half tuned on the other)', metrics: await crossFitted(index, task, tuning) },
     ];
@@ -97,7 +100,7 @@ export async function runLadder(target: LadderTarget, model: string, baseConfig:
     return {
       set: task.name,
       kind: task.kind,
-      model,
+      model: modelName,
       chunks,
       chunking: { size: config.CHUNK_SIZE, overlap: config.CHUNK_OVERLAP },
       indexSeconds,

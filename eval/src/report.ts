@@ -87,30 +87,54 @@ export function goldenMarkdown(result: GoldenResult, answers: AnswerEvaluation |
   return `${kept.filter((line, index, all) => !(line === '' && all[index - 1] === '')).join('\n').trimEnd()}\n`;
 }
 
+function rate(value: number | undefined): string {
+  return value === undefined ? 'n/a' : value.toFixed(3);
+}
+
+function answerGateLines(answers: AnswerEvaluation): string[] {
+  const gate = answers.gate;
+  if (!gate) return ['No `answer_gate:` in this set: the checks are reported only.', ''];
+  return [`**Answer gate: ${gate.passed ? 'passed' : `FAILED (${gate.failures.join('; ')})`}**. ${gate.why}`, ''];
+}
+
+function flaggedLines(answers: AnswerEvaluation): string[] {
+  const flagged = answers.inScope.flatMap((entry) => entry.checks.flagged.map((sentence) => `| ${entry.number} | ${sentence.status} | ${cell(sentence.text)} | ${sentence.supportedBy ?? ''} |`));
+  if (flagged.length === 0) return [];
+  return ['Sentences the grounding check flagged:', '', '| # | status | sentence | supported by |', '| --- | --- | --- | --- |', ...flagged, ''];
+}
+
 export function answersMarkdown(answers: AnswerEvaluation): string[] {
+  const { rates } = answers;
   return [
-    '## Answers (reported, never gating)',
+    '## Answers',
     '',
-    `Through ${answers.gateway}; judge: the same gateway with the rubric of \`eval/src/judge-prompt.ts\`.`,
+    `Through ${answers.gateway}. Deterministic checks (eval/src/answer-checks.ts; support = a passage holds at least the grounding threshold of a sentence's content stems) may gate; the judge's faithfulness (${answers.judged > 0 || answers.judgeFailures > 0 ? 'the same gateway with the rubric of `eval/src/judge-prompt.ts`' : 'not run: --no-judge'}) is advisory.`,
     '',
+    ...answerGateLines(answers),
     '| measure | value |',
     '| --- | --- |',
-    `| answers with at least one unknown citation | ${answers.answersWithUnknownCitations} / ${answers.inScope.length + answers.outOfScope.length} |`,
-    `| unknown citations in all | ${answers.unknownCitations} |`,
-    `| in-scope answers without any citation | ${answers.uncitedInScope} / ${answers.inScope.length} |`,
-    `| in-scope questions declined | ${answers.inScopeDeclined} / ${answers.inScope.length} |`,
+    `| citation precision (cited passage supports its sentence) | ${rate(rates.citationPrecision)} |`,
+    `| citation recall (claim sentences whose citations support them) | ${rate(rates.citationRecall)} over ${rates.claims} sentences |`,
+    `| unsupported-sentence rate | ${rate(rates.unsupportedRate)} |`,
+    `| answers not grounded (at least one unsupported sentence) | ${rates.ungroundedAnswers} / ${answers.inScope.length - answers.inScopeDeclined} |`,
+    `| sentences attributed (uncited, supported) / miscited | ${rates.attributedSentences} / ${rates.miscitedSentences} |`,
+    `| key facts stated (answers with all of them) | ${rate(rates.keyFactsCorrect)} over ${rates.keyFactQuestions} questions |`,
     `| out-of-scope questions declined | ${answers.outOfScopeDeclined} / ${answers.outOfScope.length} |`,
-    `| mean faithfulness (judge, 0–1) | ${fixed(answers.meanFaithfulness)} over ${answers.judged} answers${answers.judgeFailures > 0 ? `, ${answers.judgeFailures} verdicts unreadable` : ''} |`,
+    `| in-scope questions declined | ${answers.inScopeDeclined} / ${answers.inScope.length} |`,
+    `| in-scope answers without any citation | ${answers.uncitedInScope} / ${answers.inScope.length} |`,
+    `| unknown citations (labels of no passage given) | ${answers.unknownCitations}, in ${answers.answersWithUnknownCitations} answers |`,
+    `| mean faithfulness (judge, 0–1, advisory) | ${fixed(answers.meanFaithfulness)} over ${answers.judged} answers${answers.judgeFailures > 0 ? `, ${answers.judgeFailures} verdicts unreadable` : ''} |`,
     '',
-    '| # | declined | citations | unknown | faithfulness | judge says |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| # | declined | citations | unsupported / claims | key facts | unknown | faithfulness |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
     ...[...answers.inScope, ...answers.outOfScope]
       .sort((a, b) => a.number - b.number)
       .map(
         (entry) =>
-          `| ${entry.number} | ${entry.declined ? 'yes' : 'no'} | ${entry.citations} | ${cell(entry.unknownCitations.join(', ')) || 0} | ${fixed(entry.faithfulness, 2)} | ${cell(entry.judgeReason ?? '')} |`,
+          `| ${entry.number} | ${entry.declined ? 'yes' : 'no'} | ${entry.citations} | ${entry.checks.unsupported} / ${entry.checks.claims} | ${entry.keyFacts ? `${entry.keyFacts.filter(Boolean).length} / ${entry.keyFacts.length}` : ''} | ${cell(entry.unknownCitations.join(', ')) || 0} | ${fixed(entry.faithfulness, 2)} |`,
       ),
     '',
+    ...flaggedLines(answers),
   ];
 }
 

@@ -50,10 +50,10 @@ afterAll(async () => {
 describe('the multi-turn eval', () => {
   it('misses a follow-up searched on its own words and finds it with its history, LLM-free and condensed', () => {
     expect(result.conversations[0]!.modes['without history'].rank).toBeUndefined();
-    expect(result.metrics['LLM-free (expanded)'].hitAt5).toBe(1);
+    expect(result.metrics['LLM-free (expanded)']!.hitAt5).toBe(1);
     expect(result.conversations[0]!.modes['LLM-free (expanded)'].query).toBe('And how do I bring one back?\nHow often are database snapshots taken?');
     expect(result.conversations[0]!.modes['scripted gateway (condensed)']).toEqual({ query: 'restore a database snapshot with stratactl restore', rank: 1 });
-    expect(result.metrics['scripted gateway (condensed)'].mrr).toBe(1);
+    expect(result.metrics['scripted gateway (condensed)']!.mrr).toBe(1);
   });
 
   it('gates on the LLM-free mode and reports every mode', () => {

@@ -1,5 +1,6 @@
 import { errorCatalog, freshnessSchema, maxPerSourceSchema, searchFilterSchema, type ErrorCode } from '@rag/core';
 import { z } from 'zod';
+import { groundingSchema } from './grounding-json.ts';
 import { MAX_QUERY_LENGTH } from './request-schema.ts';
 
 /**
@@ -67,6 +68,7 @@ export const chatResponse = z.object({
   reranked,
   search_query: z.string().optional().describe('with earlier turns: what was searched for (the follow-up condensed by the gateway, or expanded from the previous question)'),
   unknown_citations: z.array(z.string()).optional(),
+  grounding: groundingSchema.optional(),
   usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }).optional(),
 });
 

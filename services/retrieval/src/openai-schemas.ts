@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { groundingSchema } from './grounding-json.ts';
 
 /**
  * The OpenAI-compatible surface (/v1/models, /v1/chat/completions) as zod schemas: the route validates
@@ -62,6 +63,7 @@ export const chatCompletion = z.object({
       mode: z.enum(['llm', 'extractive']),
       reranked: z.boolean().optional(),
       search_query: z.string().optional().describe('with earlier messages: what the follow-up was searched for (condensed or expanded)'),
+      grounding: groundingSchema.optional(),
     })
     .describe('our extension: how the answer was made'),
 });
@@ -80,6 +82,7 @@ export const chatCompletionChunk = z.object({
   ),
   citations: z.array(ragCitation).optional().describe('sent on the first chunk (passages retrieved) and the last (passages cited)'),
   unknown_citations: unknownCitations.optional().describe('on the last chunk, as in a chat.completion'),
+  grounding: groundingSchema.optional().describe('on the last chunk of a generated answer, as rag.grounding in a chat.completion'),
 });
 
 export const modelList = z.object({

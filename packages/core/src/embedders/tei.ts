@@ -5,10 +5,15 @@
  * Errors on this route are `{message, code, type}` (TEI's OpenAICompatErrorResponse); a batch over
  * --max-client-batch-size is "batch size N > maximum allowed batch size M", 413 in current TEI, 422 in
  * the releases the seed ran.
+ *
+ * llama.cpp's llama-server (`pnpm llm:serve nomic-embed-text-v1.5`) serves the same route with the same
+ * request and answer (tools/server/README.md, "POST /v1/embeddings"; vectors L2-normalised), GET /health
+ * (503 while the model loads, then 200), and instead of TEI's GET /info an OpenAI GET /v1/models whose one
+ * entry's `id` is the server's --alias: that id becomes the model lock when EMBED_MODEL is unset.
  */
 import type { EmbeddingModelLock } from '../domain.ts';
 import { RagError } from '../errors.ts';
-import { bearer, callJson, callStatus, describeEndpoint, endpoint, type HttpStatusError } from '../http/remote-call.ts';
+import { bearer, callJson, callStatus, describeEndpoint, endpoint, HttpStatusError } from '../http/remote-call.ts';
 import { inBatches } from '../batches.ts';
 import { untilAborted } from '../until-aborted.ts';
 import type { Embedder } from './embedder.ts';
@@ -39,6 +44,10 @@ const READY_TIMEOUT_MS = 5_000;
 
 interface TeiInfo {
   model_id?: unknown;
+}
+
+interface OpenAiModelList {
+  data?: Array<{ id?: unknown }>;
 }
 
 export class TeiEmbedder implements Embedder {
@@ -74,20 +83,35 @@ export class TeiEmbedder implements Embedder {
     return { model, dimension: vector?.length ?? 0 };
   }
 
-  /** TEI's `GET /info` answers `{model_id, model_sha, model_type, max_client_batch_size, …}`. */
+  /**
+   * TEI's `GET /info` answers `{model_id, model_sha, model_type, max_client_batch_size, …}`; a server without
+   * that route (404: llama-server, other OpenAI-compatible servers) is asked `GET /v1/models` for its one model.
+   */
   private async reportedModelId(signal?: AbortSignal): Promise<string> {
-    const info = await callJson<TeiInfo>({
-      dependency: 'embed',
-      url: endpoint(this.options.url, '/info'),
+    try {
+      const info = await callJson<TeiInfo>(this.getCall('/info', signal));
+      if (typeof info.model_id !== 'string' || info.model_id === '') throw this.badAnswer('GET /info reported no model_id');
+      return info.model_id;
+    } catch (error) {
+      if (!(error instanceof RagError && error.cause instanceof HttpStatusError && error.cause.status === 404)) throw error;
+    }
+    const models = await callJson<OpenAiModelList>(this.getCall('/v1/models', signal));
+    const ids = (Array.isArray(models.data) ? models.data : []).map((model) => model.id).filter((id): id is string => typeof id === 'string' && id !== '');
+    if (ids.length !== 1) throw this.badAnswer(`GET /info: 404, and GET /v1/models listed ${ids.length} models (set EMBED_MODEL to the one to use)`);
+    return ids[0]!;
+  }
+
+  private getCall(path: string, signal: AbortSignal | undefined) {
+    return {
+      dependency: 'embed' as const,
+      url: endpoint(this.options.url, path),
       method: 'GET',
       headers: bearer(this.options.apiKey),
       timeoutMs: this.options.timeoutMs ?? 30_000,
       retries: this.options.retries,
       minBackoffMs: this.options.minBackoffMs,
       signal,
-    });
-    if (typeof info.model_id !== 'string' || info.model_id === '') throw this.badAnswer('GET /info reported no model_id');
-    return info.model_id;
+    };
   }
 
   async embedDocuments(texts: string[], signal?: AbortSignal): Promise<number[][]> {

@@ -1,3 +1,4 @@
+import { checkGrounding, type Grounding } from '../answer-check/grounding.ts';
 import type { ChatMessage, ChatModel, TokenUsage } from '../chat/chat-model.ts';
 import { passagesByLabel, resolveCitations, rewritePromptLabels, toCitation, type Citation } from '../chat/citations.ts';
 import { extractiveAnswerWithSources, NOT_COVERED_ANSWER } from '../chat/extractive.ts';
@@ -25,6 +26,8 @@ export interface ChatAnswer {
   reranked?: boolean | undefined;
   /** What was searched for a follow-up (condensed or expanded from the earlier turns); absent without earlier turns. */
   searchQuery?: string | undefined;
+  /** A generated answer checked sentence by sentence against its passages; absent for extractive and not-covered answers. */
+  grounding?: Grounding | undefined;
 }
 
 export type AnswerStreamEvent =
@@ -38,6 +41,8 @@ export interface AnswererOptions {
   /** RAG_MIN_SCORE: below it the documents are taken not to cover the question. */
   minScore?: number | undefined;
   telemetry: Telemetry;
+  /** CONDENSE_TIMEOUT_MS: past it a follow-up is searched with the LLM-free query (search-query.ts). */
+  condenseTimeoutMs?: number | undefined;
   /** Where a failed condensation of a follow-up is reported (a warning; the request goes on). */
   logger?: Pick<Logger, 'warn'> | undefined;
 }
@@ -156,7 +161,8 @@ export class Answerer {
   private fromModel(modelText: string, passages: SearchHit[], usage: TokenUsage | undefined): ChatAnswer {
     if (usage) this.options.telemetry.recordTokens(this.options.chatModel!.modelId, usage.promptTokens, usage.completionTokens);
     const answer = rewritePromptLabels(modelText, passagesByLabel(passages));
-    return { answer, mode: 'llm', usage, ...resolveCitations(modelText, passages) };
+    const grounding = inSyncSpan('check grounding', {}, () => checkGrounding(modelText, passages, this.options.retriever.bm25Language));
+    return { answer, mode: 'llm', usage, ...resolveCitations(modelText, passages), grounding };
   }
 
   private extractive(question: string, passages: SearchHit[]): ChatAnswer {

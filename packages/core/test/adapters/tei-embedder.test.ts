@@ -102,6 +102,30 @@ describe('TeiEmbedder', () => {
     expect(server.requests[1]?.body).toEqual({ input: ['dimension probe'], model: 'onnx-community/Qwen3-Embedding-0.6B-ONNX' });
   });
 
+  it('locks to the one model a server without /info lists on GET /v1/models (llama-server)', async () => {
+    // llama.cpp tools/server/server.cpp: no /info route (404); GET /v1/models lists the --alias as data[0].id.
+    const server = await startFakeServer((request, response) => {
+      if (request.path === '/info') return sendJson(response, 404, { error: { code: 404, message: 'File Not Found', type: 'not_found_error' } });
+      if (request.path === '/v1/models') return sendJson(response, 200, { object: 'list', data: [{ id: 'nomic-embed-text-v1.5', object: 'model', owned_by: 'llamacpp' }] });
+      return answerEmbeddings(request, response);
+    });
+    const embedder = new TeiEmbedder({ url: server.url });
+    expect(await embedder.describe()).toEqual({ model: 'nomic-embed-text-v1.5', dimension: 3 });
+    expect(server.requests.map((request) => [request.method, request.path])).toEqual([
+      ['GET', '/info'],
+      ['GET', '/v1/models'],
+      ['POST', '/v1/embeddings'],
+    ]);
+    expect(server.requests[2]?.body).toEqual({ input: ['dimension probe'], model: 'nomic-embed-text-v1.5' });
+  });
+
+  it('asks for EMBED_MODEL when a server without /info lists several models', async () => {
+    const server = await startFakeServer((request, response) =>
+      request.path === '/info' ? sendJson(response, 404, {}) : sendJson(response, 200, { data: [{ id: 'a' }, { id: 'b' }] }),
+    );
+    await expect(new TeiEmbedder({ url: server.url }).describe()).rejects.toMatchObject({ code: 'RAG_EMBED_UNAVAILABLE', message: expect.stringContaining('set EMBED_MODEL') });
+  });
+
   it('does not cache a failed dimension probe', async () => {
     let calls = 0;
     const server = await startFakeServer((req, res) =>

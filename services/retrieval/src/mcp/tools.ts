@@ -3,6 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { assertConversationBounds, freshnessSchema, maxPerSourceSchema, pageFields, searchFilterSchema, toFreshnessBoost, toRagError, toSearchFilter, turnsFromHistory, type Answerer, type Chunk, type PassageReader, type Retriever, type SearchHit } from '@rag/core';
 import { z } from 'zod';
 import { pageShape } from '../api-schemas.ts';
+import { groundingField, groundingSchema } from '../grounding-json.ts';
 import { MAX_QUERY_LENGTH } from '../request-schema.ts';
 import type { OpenGate } from '../store-gate.ts';
 
@@ -124,6 +125,7 @@ export function createMcpServer(context: McpToolContext): McpServer {
         mode: z.enum(['llm', 'extractive']),
         covered: z.boolean(),
         search_query: z.string().optional(),
+        grounding: groundingSchema.optional(),
       },
     },
     ({ question, k, history, filter, max_per_source: maxPerSource, freshness }, { signal }) =>
@@ -146,7 +148,8 @@ export function createMcpServer(context: McpToolContext): McpServer {
         }));
         const sources = citations.length > 0 ? `\n\nSources:\n${citations.map((c) => `${c.label} ${c.heading_path}`).join('\n')}` : '';
         const searchQuery = answer.searchQuery === undefined ? {} : { search_query: answer.searchQuery };
-        return result({ answer: answer.answer, citations, mode: answer.mode, covered: citations.length > 0, ...searchQuery }, `${answer.answer}${sources}`);
+        const warning = answer.grounding && !answer.grounding.grounded ? `\n\nNot grounded: ${answer.grounding.counts.unsupported} sentence(s) are supported by no passage given.` : '';
+        return result({ answer: answer.answer, citations, mode: answer.mode, covered: citations.length > 0, ...searchQuery, ...groundingField(answer.grounding) }, `${answer.answer}${sources}${warning}`);
       }),
   );
 

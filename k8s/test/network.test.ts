@@ -90,6 +90,8 @@ const paths: Array<readonly [Peer, Peer, number]> = [
   [inRag('rerank-tei'), inRag('otel-collector'), 4317],
   [gateway, inRag('otel-collector'), 4318],
   [inRag('otel-collector'), google, 443],
+  scrape('otel-collector', 8888),
+  [inRag('prometheus'), { namespace: '', ip: '10.128.0.7' }, 10250],
   // Qdrant's peers (consensus, shard transfers), also on the single node.
   [inRag('qdrant'), inRag('qdrant'), 6335],
 ];
@@ -123,6 +125,8 @@ const refused: Array<readonly [Peer, Peer, number]> = [
   [inRag('otel-collector'), inRag('qdrant'), 6333],
   // 6335 accepts writes: only the peers reach it.
   [inRag('retrieval'), inRag('qdrant'), 6335],
+  [client, inRag('otel-collector'), 8888],
+  [inRag('retrieval'), { namespace: '', ip: '10.128.0.7' }, 10250],
   [inRag('ingest'), inRag('qdrant'), 6335],
   [client, inRag('qdrant'), 6335],
 ];

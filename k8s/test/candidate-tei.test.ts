@@ -63,7 +63,7 @@ describe.skipIf(Boolean(unavailable))('the candidate-tei component over the gke 
     [inRag('retrieval'), inRag('embed-tei-next'), 8080, 'the API embeds with it after the flip'],
     [inRag('prometheus'), inRag('embed-tei-next'), 9000, 'is scraped'],
     [inRag('embed-tei-next'), inRag('otel-collector'), 4317, 'sends its spans'],
-  ] as const)('allows %o → %o:%i (%s)', (from, to, port) => {
+  ] as const)('allows %o → %o:%i (%s)', (from, to, port, _why) => {
     expect(allowed(from, to, port)).toBe(true);
   });
 

@@ -120,6 +120,11 @@ export const errorCatalog = {
     message:
       'The document is past the limits set on converting and parsing it (a DOCX or PPTX archive that inflates too far, Markdown or HTML nested too deep, a line too long; see docs/ingestion.md#limits) and was not indexed; its previous points, if any, are kept: a hostile file, or a document to split.',
   },
+  RAG_BACKUP_LAYOUT_MISMATCH: {
+    status: 409,
+    message:
+      'The backup was not restored: a Qdrant snapshot holds the shards of the peer that wrote it, and the cluster no longer lays the collection out as the backup records (another peer set, or other shards on a peer). Restore into a cluster of the same peers, with the collection created with the same shard count, or re-ingest from the bucket.',
+  },
   RAG_PRUNE_REFUSED: {
     status: 409,
     message:

@@ -42,7 +42,7 @@ describe('the qdrant-backup CronJob', () => {
     const runbook = readFileSync(join(ragDir, 'README.md'), 'utf8');
     expect(runbook).toMatch(/\*\*RPO\*\*: 24 h/);
     expect(runbook).toMatch(/\*\*RTO\*\*/);
-    expect(runbook).toContain('ingest/src/backup-cli.ts restore --from');
+    expect(runbook).toContain('kubectl apply -k k8s/rag/jobs/restore -l rag.backup/step=restore');
   });
 
   it.skipIf(kustomizeUnavailable())('backs up to $BUCKET-backups as rag-backup-sa once configure.sh has run', () => {

@@ -4,12 +4,10 @@
  * (network-policies.ts) — without the component, a TEI for the new model falls under the default-deny egress and
  * cannot download its model (the finding of issue 31). Its pod also has to fit: pool-fit.ts places the peak.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inRag, networkOf, type Peer } from './network-policies.ts';
 import { forPods, podGroups, unplaced } from './pool-fit.ts';
-import { baseDir, configuredOverlay, kustomize, kustomizeUnavailable, type Manifest, readKustomization } from './render.ts';
+import { baseDir, configuredOverlay, kustomizeUnavailable, type Manifest, readKustomization, withComponents } from './render.ts';
 import { schemaErrors } from './schema.ts';
 
 const unavailable = kustomizeUnavailable();
@@ -18,15 +16,6 @@ if (unavailable) console.warn(unavailable);
 const google: Peer = { namespace: '', ip: '142.250.0.1' };
 const client: Peer = { namespace: 'default', app: 'some-client' };
 const policiesOf = (objects: Manifest[]) => objects.filter((object) => object.kind === 'NetworkPolicy');
-
-/** The configured gke overlay with components added, as an operator's overlay lists them. */
-export function withComponents(components: string[], extra = ''): Manifest[] {
-  const { folder } = configuredOverlay();
-  const overlay = join(folder, '..', `with-${components.map((component) => component.split('/').pop()).join('-')}`);
-  mkdirSync(overlay, { recursive: true });
-  writeFileSync(join(overlay, 'kustomization.yaml'), `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [../gke]\ncomponents:\n${components.map((component) => `  - ../../components/${component}\n`).join('')}${extra}`);
-  return kustomize(overlay);
-}
 
 describe('without the component', () => {
   it('a TEI for the new model could not download it: default-deny egress, no policy of its own', () => {

@@ -4,7 +4,7 @@
  * installed). Tests use the first for what must hold without tools and the second for what is applied.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -138,3 +138,13 @@ export function configuredOverlay(values: Record<string, string> = runbookValues
 export const overlayDir = join(ragDir, 'overlays', 'gke');
 export const baseDir = join(ragDir, 'base');
 export const here = dirname(fileURLToPath(import.meta.url));
+
+/** The configured gke overlay with components added, as an operator's overlay lists them. */
+export function withComponents(components: string[], extra = ''): Manifest[] {
+  const { folder } = configuredOverlay();
+  const overlay = join(folder, '..', `with-${components.map((component) => component.split('/').pop()).join('-')}`);
+  mkdirSync(overlay, { recursive: true });
+  writeFileSync(join(overlay, 'kustomization.yaml'), `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [../gke]\ncomponents:\n${components.map((component) => `  - ../../components/${component}\n`).join('')}${extra}`);
+  return kustomize(overlay);
+}
+

@@ -5,15 +5,19 @@
 # converters) and no node_modules: the embedded LanceDB store and local ONNX models are for laptops
 # (`pnpm start`) and answer RAG_ADAPTER_NOT_INSTALLED here. README.md gives their sizes.
 #
-# Node.js 24 LTS. NODE_VERSION is what the digest below carries; `pnpm test:image-node` runs the whole
-# test suite on that same version. To move to a newer build, update both together:
-#   docker buildx imagetools inspect node:24-bookworm-slim   (digest)   and   docker run --rm IMAGE node --version
-ARG NODE_VERSION=24.18.0
-ARG NODE_IMAGE=node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d
+# Node.js 26, the Active LTS. NODE_VERSION is what the digest below carries; `pnpm test:image-node` runs the
+# whole test suite on that same version. The digest is the multi-arch index of node:26-bookworm-slim as Docker's
+# official-images record lists it with ENV NODE_VERSION=26.6.0 (github.com/docker-library/repo-info,
+# repos/node/remote/26-bookworm-slim.md at d45a2996); no registry is reachable from this repository's machines,
+# so it was not pulled here. To move to a newer build, update both together:
+#   docker buildx imagetools inspect node:26-bookworm-slim   (digest)   and   docker run --rm IMAGE node --version
+ARG NODE_VERSION=26.6.0
+ARG NODE_IMAGE=node:26-bookworm-slim@sha256:81502e860176e63695d769d3d1a2d3a403abc1c27c6a02169b765f3e43b60ede
 ARG RUNTIME_IMAGE=debian:bookworm-slim@sha256:4b50eb66f977b4062683ff434ef18ac191da862dbe966961bc11990cf5791a8d
 
 FROM ${NODE_IMAGE} AS build
-RUN npm install --global pnpm@9.15.9
+# The pnpm of package.json's packageManager.
+RUN npm install --global pnpm@10.34.7
 WORKDIR /src
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc tsconfig.base.json ./
 COPY packages/core/package.json packages/core/

@@ -1,15 +1,17 @@
 import { parseArgs } from 'node:util';
 import { isRagError, loadConfig, RagError } from '@rag/core';
-import { backupCollection, QdrantSnapshots, restoreCollection, SnapshotArchive } from '@rag/core/backup';
+import { backupCollection, QdrantCluster, restoreCollection, SnapshotArchive } from '@rag/core/backup';
 
 const USAGE = `Usage: node dist/backup/backup.js backup  --to gs://BUCKET/PREFIX/ [--keep 7] [--collection NAME]
        node dist/backup/backup.js restore --from gs://BUCKET/PREFIX/ [--object OBJECT] [--collection NAME]
        (from a checkout: pnpm exec tsx ingest/src/backup-cli.ts …)
 
-backup   Qdrant writes a snapshot of the collection (QDRANT_COLLECTION), it is streamed to the bucket,
-         deleted from Qdrant, and the bucket keeps the newest --keep. Prints: backup: gs://… (N bytes)
-restore  replaces the collection with the newest snapshot in the bucket (or --object), checksum
-         verified by Qdrant. Prints: restored: gs://…
+backup   every Qdrant peer holding shards of the collection (QDRANT_COLLECTION) writes a snapshot of them,
+         each is streamed to the bucket and deleted from its peer, with a layout of which peer held which
+         shards; the bucket keeps the newest --keep. Prints: backup: gs://…/layout.json (N bytes, P peers)
+restore  puts each peer's snapshot of the newest backup (or --object: its folder or one of its objects)
+         back on the peer of the same name, after checking it holds the same shards (RAG_BACKUP_LAYOUT_MISMATCH
+         otherwise); checksums verified by Qdrant. Prints: restored: gs://…
 Qdrant from QDRANT_URL and QDRANT_API_KEY (the read-write key; restore needs the full one). Exit 0 done, 2 failed.`;
 
 async function main(): Promise<number> {
@@ -32,14 +34,14 @@ async function main(): Promise<number> {
   const config = loadConfig();
   if (!config.QDRANT_URL) throw new RagError('RAG_CONFIG_INVALID', 'QDRANT_URL is not set: backups are of a Qdrant collection.');
   const collection = values.collection ?? config.collection;
-  const snapshots = new QdrantSnapshots({ url: config.QDRANT_URL, apiKey: config.QDRANT_API_KEY });
+  const cluster = new QdrantCluster({ url: config.QDRANT_URL, apiKey: config.QDRANT_API_KEY });
   const location = bucketLocation(command === 'backup' ? values.to : values.from, command === 'backup' ? '--to' : '--from');
   const archive = new SnapshotArchive(location);
   if (command === 'backup') {
-    const result = await backupCollection(snapshots, archive, collection, Number(values.keep));
-    process.stdout.write(`backup: gs://${location.bucket}/${result.object} (${result.size} bytes; ${result.pruned.length} older removed)\n`);
+    const result = await backupCollection(cluster, archive, collection, Number(values.keep));
+    process.stdout.write(`backup: gs://${location.bucket}/${result.object} (${result.size} bytes, ${result.layout.peers.length} peers; ${result.pruned.length} older objects removed)\n`);
   } else {
-    const object = await restoreCollection(snapshots, archive, collection, values.object);
+    const object = await restoreCollection(cluster, archive, collection, values.object);
     process.stdout.write(`restored: gs://${location.bucket}/${object} into ${collection}\n`);
   }
   return 0;

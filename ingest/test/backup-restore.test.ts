@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createLogger, QdrantStore, TeiEmbedder } from '@rag/core';
-import { backupCollection, QdrantSnapshots, restoreCollection, SnapshotArchive } from '@rag/core/backup';
+import { backupCollection, QdrantCluster, restoreCollection, SnapshotArchive } from '@rag/core/backup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeFakeServers, startFakeServer } from '../../packages/core/test/adapters/fake-server.ts';
 import { FakeGcsServer } from '../../packages/core/test/ingest/fake-gcs-server.ts';
@@ -61,12 +61,12 @@ describe('backup and restore of the collection', () => {
     expect(pointsBefore).toBeGreaterThan(5);
 
     const backup = await backupCli('backup', '--to', 'gs://acme-rag-backups/qdrant/');
-    expect(backup).toMatch(/^backup: gs:\/\/acme-rag-backups\/qdrant\/docs-v2\/\S+-docs-v2-\S+\.snapshot \(\d+ bytes; 0 older removed\)\n$/);
+    expect(backup).toMatch(/^backup: gs:\/\/acme-rag-backups\/qdrant\/docs-v2\/\S+\/layout\.json \(\d+ bytes, 1 peers; 0 older objects removed\)\n$/);
     expect(snapshots.snapshots.get(COLLECTION), 'the snapshot volume is emptied once the copy is in the bucket').toEqual([]);
 
     qdrant.collections.delete(COLLECTION); // the disk is lost
     const restored = await backupCli('restore', '--from', 'gs://acme-rag-backups/qdrant');
-    expect(restored).toMatch(/^restored: gs:\/\/acme-rag-backups\/qdrant\/docs-v2\/\S+\.snapshot into docs-v2\n$/);
+    expect(restored).toMatch(/^restored: gs:\/\/acme-rag-backups\/qdrant\/docs-v2\/\S+\/layout\.json into docs-v2\n$/);
     expect(snapshots.uploads.at(-1)?.get('priority')).toBe('snapshot');
     expect(snapshots.uploads.at(-1)?.get('checksum')).toMatch(/^[0-9a-f]{64}$/);
     expect(collectionState()).toBe(before);
@@ -75,15 +75,15 @@ describe('backup and restore of the collection', () => {
 
   it('keeps the newest snapshots only, and restores the newest by default', async () => {
     const archive = new SnapshotArchive({ bucket: 'acme-rag-backups', prefix: 'nightly/', apiEndpoint: gcs.baseUrl });
-    const api = new QdrantSnapshots({ url: qdrantUrl });
-    const first = await backupCollection(api, archive, COLLECTION, 2);
+    const api = new QdrantCluster({ url: qdrantUrl });
+    const first = await backupCollection(api, archive, COLLECTION, 2, new Date('2026-12-01T02:17:00Z'));
     const points = qdrant.collections.get(COLLECTION)!.points;
     const removed = [...points.keys()][0]!;
     points.delete(removed); // a change after the first backup
-    const second = await backupCollection(api, archive, COLLECTION, 2);
-    const third = await backupCollection(api, archive, COLLECTION, 2);
-    expect(third.pruned).toEqual([first.object]);
-    expect((await archive.list(COLLECTION)).map((snapshot) => snapshot.object)).toEqual([third.object, second.object]);
+    const second = await backupCollection(api, archive, COLLECTION, 2, new Date('2026-12-02T02:17:00Z'));
+    const third = await backupCollection(api, archive, COLLECTION, 2, new Date('2026-12-03T02:17:00Z'));
+    expect(third.pruned.sort()).toEqual([first.layout.peers[0]!.object, first.object].sort());
+    expect((await archive.list(COLLECTION)).map((backup) => backup.layout)).toEqual([third.object, second.object]);
 
     qdrant.collections.delete(COLLECTION);
     expect(await restoreCollection(api, archive, COLLECTION)).toBe(third.object);
@@ -92,8 +92,9 @@ describe('backup and restore of the collection', () => {
 
   it('refuses a snapshot whose bytes changed in the bucket (Qdrant checks the checksum), leaving the collection as it was', async () => {
     const archive = new SnapshotArchive({ bucket: 'acme-rag-backups', prefix: 'tampered/', apiEndpoint: gcs.baseUrl });
-    const api = new QdrantSnapshots({ url: qdrantUrl });
-    const { object } = await backupCollection(api, archive, COLLECTION, 1);
+    const api = new QdrantCluster({ url: qdrantUrl });
+    const { layout } = await backupCollection(api, archive, COLLECTION, 1);
+    const object = layout.peers[0]!.object;
     const stored = gcs.get(object)!;
     gcs.put(object, Buffer.from(stored.bytes.toString('utf8').replace('"points":[', '"points":[]')), stored.metadata);
     const before = collectionState();

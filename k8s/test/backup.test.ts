@@ -28,19 +28,21 @@ describe('the qdrant-backup CronJob', () => {
     expect(backupEnds).toBeLessThanOrEqual(hour(ingest));
   });
 
-  it('gives Qdrant a claim for its snapshots', () => {
-    const qdrant = podSpecOf(find(base, 'StatefulSet', 'qdrant'));
+  it('gives each Qdrant peer a claim of its own for its snapshots, as large as its storage', () => {
+    const set = find(base, 'StatefulSet', 'qdrant');
+    const qdrant = podSpecOf(set);
     const mount = qdrant.containers[0].volumeMounts.find((candidate: Manifest) => candidate.mountPath === '/qdrant/snapshots');
-    const volume = qdrant.volumes.find((candidate: Manifest) => candidate.name === mount.name);
-    expect(volume.emptyDir).toBeUndefined();
-    expect(find(base, 'PersistentVolumeClaim', volume.persistentVolumeClaim.claimName)).toBeDefined();
+    expect(qdrant.volumes.find((candidate: Manifest) => candidate.name === mount.name), 'not a pod volume (an emptyDir, or one claim shared by the peers)').toBeUndefined();
+    const templates = new Map<string, Manifest>(set.spec.volumeClaimTemplates.map((template: Manifest) => [template.metadata.name, template]));
+    const storage = (name: string) => templates.get(name)?.spec.resources.requests.storage;
+    expect(storage(mount.name)).toBe(storage('qdrant-storage'));
   });
 
   it('writes down RPO and RTO in the runbook', () => {
     const runbook = readFileSync(join(ragDir, 'README.md'), 'utf8');
     expect(runbook).toMatch(/\*\*RPO\*\*: 24 h/);
     expect(runbook).toMatch(/\*\*RTO\*\*/);
-    expect(runbook).toContain('ingest/src/backup-cli.ts restore --from');
+    expect(runbook).toContain('kubectl apply -k k8s/rag/jobs/restore -l rag.backup/step=restore');
   });
 
   it.skipIf(kustomizeUnavailable())('backs up to $BUCKET-backups as rag-backup-sa once configure.sh has run', () => {

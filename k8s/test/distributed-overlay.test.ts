@@ -4,7 +4,6 @@
  * serving when one node goes away (README.md, "Scale-out: gke-distributed"). Qdrant's cluster start
  * follows the qdrant/qdrant Helm chart (templates/configmap.yaml: peer 0 `--uri`, others `--bootstrap`).
  */
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configuredOverlay, kustomize, kustomizeUnavailable, type Manifest, podSpecOf, workloads } from './render.ts';
@@ -50,8 +49,8 @@ describe.skipIf(Boolean(unavailable))('the gke-distributed overlay', () => {
     const pod = podSpecOf(qdrant());
     const [container] = pod.containers;
     expect(qdrant().spec.replicas).toBe(3);
+    // Cluster mode and the peers' DNS names come from the base: qdrant-peers.test.ts derives and checks them.
     expect(container.env).toContainEqual({ name: 'QDRANT__CLUSTER__ENABLED', value: 'true' });
-    expect(container.command).toEqual(['/bin/sh', '/qdrant/cluster-init/initialize.sh']);
     expect(pod.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey).toBe('kubernetes.io/hostname');
     const claims = qdrant().spec.volumeClaimTemplates.map((template: Manifest) => template.metadata.name);
     for (const mount of container.volumeMounts) {
@@ -65,13 +64,6 @@ describe.skipIf(Boolean(unavailable))('the gke-distributed overlay', () => {
   it('creates the collection with 2 shards, 2 copies of each, a write acknowledged by one copy', () => {
     const config = objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name.startsWith('rag-config-'));
     expect(config.data).toMatchObject({ QDRANT_SHARD_NUMBER: '2', QDRANT_REPLICATION_FACTOR: '2', QDRANT_WRITE_CONSISTENCY_FACTOR: '1' });
-  });
-
-  it('starts peer 0 as the cluster and bootstraps the others from it', () => {
-    const script = Object.entries(objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name.startsWith('qdrant-cluster-init')).data)[0]![1] as string;
-    const run = (hostname: string) => execFileSync('sh', ['-c', script.replace(/exec \.\/entrypoint\.sh/g, 'echo')], { env: { HOSTNAME: hostname }, encoding: 'utf8' }).trim();
-    expect(run('qdrant-0')).toBe('--uri http://qdrant-0.qdrant-headless.rag.svc.cluster.local:6335');
-    expect(run('qdrant-2')).toBe('--bootstrap http://qdrant-0.qdrant-headless.rag.svc.cluster.local:6335 --uri http://qdrant-2.qdrant-headless.rag.svc.cluster.local:6335');
   });
 
   it('lets one node go at a time: disruption budgets for Qdrant, the query TEIs and the API, which scales on CPU', () => {

@@ -20,6 +20,10 @@ const base = readKustomization(baseDir);
 const resources: Manifest[] = base.objects;
 const ragConfig = base.configMaps.get('rag-config')!;
 
+function podLabelsOf(resource: Manifest): Record<string, string> | undefined {
+  return resource.kind === 'CronJob' ? resource.spec.jobTemplate.spec.template.metadata?.labels : resource.spec?.template?.metadata?.labels;
+}
+
 function containersOf(resource: Manifest): Container[] {
   return podSpecOf(resource)?.containers ?? [];
 }
@@ -57,7 +61,9 @@ describe('the rag namespace manifests', () => {
 
   it('point Services at ports their pods listen on', () => {
     for (const service of resources.filter((resource) => resource.kind === 'Service')) {
-      const workload = workloads(resources).find((resource) => resource.metadata?.name === service.metadata.name);
+      const selected = (workload: Manifest) => Object.entries(service.spec.selector).every(([key, value]) => podLabelsOf(workload)?.[key] === value);
+      const workload = workloads(resources).find(selected);
+      expect(workload, `${service.metadata.name} selects a workload`).toBeDefined();
       const ports = containersOf(workload).flatMap((container: Manifest) => (container.ports ?? []).map((port: Manifest) => port.containerPort));
       for (const port of service.spec.ports) expect(ports, `${service.metadata.name}:${port.targetPort}`).toContain(port.targetPort);
     }

@@ -5,52 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { baseDir, type Manifest, readKustomization } from './render.ts';
+import { inRag, networkOf, type Peer } from './network-policies.ts';
 
 const policies: Manifest[] = readKustomization(baseDir).objects.filter((object) => object.kind === 'NetworkPolicy');
-
-interface Peer {
-  app?: string;
-  namespace: string;
-  ip?: string;
-}
-
-const inRag = (app: string): Peer => ({ app, namespace: 'rag' });
+const { allowed } = networkOf(policies);
 const client: Peer = { namespace: 'default', app: 'some-client' };
 const gateway: Peer = { namespace: 'envoy-gateway-system', app: 'envoy' };
 const google: Peer = { namespace: '', ip: '142.250.0.1' };
-
-function selects(selector: Manifest, peer: Peer): boolean {
-  return Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => (key === 'app' ? peer.app === value : false));
-}
-
-function namespaceMatches(selector: Manifest, peer: Peer): boolean {
-  return Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => key === 'kubernetes.io/metadata.name' && peer.namespace === value);
-}
-
-function peerMatches(rule: Manifest, peer: Peer): boolean {
-  if (rule.ipBlock) return peer.ip !== undefined && peer.ip.startsWith(rule.ipBlock.cidr.split('/')[0].split('.').slice(0, 2).join('.'));
-  if (rule.namespaceSelector) return !peer.ip && namespaceMatches(rule.namespaceSelector, peer) && (!rule.podSelector || selects(rule.podSelector, peer));
-  return peer.namespace === 'rag' && selects(rule.podSelector, peer);
-}
-
-function portMatches(ports: Manifest[] | undefined, port: number): boolean {
-  return !ports || ports.some((candidate) => candidate.port === port);
-}
-
-function allowedBy(direction: 'Ingress' | 'Egress', pod: Peer, other: Peer, port: number): boolean {
-  if (pod.namespace !== 'rag') return true; // policies of other namespaces are not ours to check
-  const selecting = policies.filter((policy) => policy.spec.policyTypes.includes(direction) && selects(policy.spec.podSelector, pod));
-  if (selecting.length === 0) return true;
-  const rules: Manifest[] = selecting.flatMap((policy) => (direction === 'Ingress' ? policy.spec.ingress : policy.spec.egress) ?? []);
-  return rules.some((rule) => {
-    const peers = direction === 'Ingress' ? rule.from : rule.to;
-    return portMatches(rule.ports, port) && (!peers || peers.some((peer: Manifest) => peerMatches(peer, other)));
-  });
-}
-
-function allowed(from: Peer, to: Peer, port: number): boolean {
-  return allowedBy('Egress', from, to, port) && allowedBy('Ingress', to, from, port);
-}
 
 const scrape = (app: string, port: number) => [inRag('prometheus'), inRag(app), port] as const;
 
@@ -90,6 +51,10 @@ const paths: Array<readonly [Peer, Peer, number]> = [
   [inRag('rerank-tei'), inRag('otel-collector'), 4317],
   [gateway, inRag('otel-collector'), 4318],
   [inRag('otel-collector'), google, 443],
+  scrape('otel-collector', 8888),
+  [inRag('prometheus'), { namespace: '', ip: '10.128.0.7' }, 10250],
+  // Qdrant's peers (consensus, shard transfers), also on the single node.
+  [inRag('qdrant'), inRag('qdrant'), 6335],
 ];
 
 const refused: Array<readonly [Peer, Peer, number]> = [
@@ -119,6 +84,12 @@ const refused: Array<readonly [Peer, Peer, number]> = [
   [inRag('qdrant-backup'), gateway, 10080],
   [client, inRag('otel-collector'), 4318],
   [inRag('otel-collector'), inRag('qdrant'), 6333],
+  // 6335 accepts writes: only the peers reach it.
+  [inRag('retrieval'), inRag('qdrant'), 6335],
+  [client, inRag('otel-collector'), 8888],
+  [inRag('retrieval'), { namespace: '', ip: '10.128.0.7' }, 10250],
+  [inRag('ingest'), inRag('qdrant'), 6335],
+  [client, inRag('qdrant'), 6335],
 ];
 
 const name = (peer: Peer) => (peer.ip ? peer.ip : `${peer.namespace}/${peer.app}`);

@@ -134,8 +134,14 @@ describe('the ingest CronJob', () => {
   it('is reported to Prometheus by kube-state-metrics, which sees only this namespace', () => {
     const args: string[] = containerOf('kube-state-metrics').args;
     expect(args).toContain('--namespaces=rag');
-    expect(args.find((arg) => arg.startsWith('--resources='))).toMatch(/cronjobs.*jobs.*deployments/);
-    expect(objects.some((object) => object.kind === 'ClusterRole')).toBe(false);
+    expect(args.find((arg) => arg.startsWith('--resources='))).toMatch(/cronjobs.*jobs.*deployments.*pods/);
+    // The one cluster-wide grant is Prometheus reading the kubelets' metrics (claims filling, containers' memory).
+    const clusterRoles = objects.filter((object) => object.kind === 'ClusterRole');
+    expect(clusterRoles.map((role) => role.metadata.name)).toEqual(['rag-prometheus-kubelet']);
+    expect(clusterRoles[0].rules).toEqual([
+      { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] },
+      { apiGroups: [''], resources: ['nodes/metrics'], verbs: ['get'] },
+    ]);
   });
 });
 

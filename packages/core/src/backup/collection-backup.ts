@@ -2,45 +2,99 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RagError } from '../errors.ts';
-import type { QdrantSnapshots } from './qdrant-snapshots.ts';
-import type { SnapshotArchive } from './snapshot-archive.ts';
+import type { QdrantCluster, QdrantPeer } from './qdrant-cluster.ts';
+import { SnapshotArchive } from './snapshot-archive.ts';
+
+/** What a backup records beside its snapshots: which peer held which shards, so that a restore puts each back. */
+export interface BackupLayout {
+  collection: string;
+  shardCount: number;
+  peers: Array<{ peerId: number; uri: string; shards: number[]; object: string; size: number }>;
+}
 
 export interface BackupResult {
+  /** The backup's layout object; its snapshots sit beside it. */
   object: string;
+  layout: BackupLayout;
   size: number;
   pruned: string[];
 }
 
 /**
- * One backup: Qdrant writes a snapshot to its own snapshot volume, the file is streamed to the bucket,
- * then deleted from Qdrant (its volume holds one snapshot at a time), and the archive keeps `keep`.
+ * One backup: every peer that holds shards of the collection writes a snapshot of them to its own snapshot volume,
+ * each is streamed to the bucket and deleted from its peer (a volume holds one snapshot at a time), then the layout
+ * is written and the archive keeps `keep` backups.
  */
-export async function backupCollection(snapshots: QdrantSnapshots, archive: SnapshotArchive, collection: string, keep: number): Promise<BackupResult> {
-  const snapshot = await snapshots.create(collection);
-  try {
-    const object = await archive.put(collection, snapshot.name, await snapshots.download(collection, snapshot.name), snapshot.checksum);
-    const pruned = await archive.prune(collection, keep);
-    return { object, size: snapshot.size, pruned };
-  } finally {
-    await snapshots.delete(collection, snapshot.name);
+export async function backupCollection(cluster: QdrantCluster, archive: SnapshotArchive, collection: string, keep: number, now = new Date()): Promise<BackupResult> {
+  const backup = SnapshotArchive.backupName(now);
+  const layout: BackupLayout = { collection, shardCount: 0, peers: [] };
+  for (const peer of await cluster.peers()) {
+    const shards = await cluster.localShards(peer, collection);
+    if (!shards || shards.shards.length === 0) continue;
+    layout.shardCount = shards.shardCount;
+    const snapshots = cluster.snapshotsOf(peer);
+    const snapshot = await snapshots.create(collection);
+    try {
+      const object = await archive.putSnapshot(collection, backup, peer.peerId, snapshot.name, await snapshots.download(collection, snapshot.name), snapshot.checksum);
+      layout.peers.push({ peerId: peer.peerId, uri: peer.uri, shards: shards.shards, object, size: snapshot.size });
+    } finally {
+      await snapshots.delete(collection, snapshot.name);
+    }
   }
+  if (layout.peers.length === 0) throw new RagError('RAG_STORE_UNAVAILABLE', `No Qdrant peer holds collection ${collection}: nothing to back up.`);
+  const object = await archive.putLayout(collection, backup, layout);
+  const pruned = await archive.prune(collection, keep);
+  return { object, layout, size: layout.peers.reduce((total, peer) => total + peer.size, 0), pruned };
 }
 
 /**
- * Restores a collection from the bucket: the newest snapshot, or the object named. The file is downloaded
- * to a temporary folder, then uploaded to Qdrant with its checksum, which replaces the collection.
+ * Restores a collection from the bucket: the newest backup, or the one named (its folder name or any of its
+ * objects). Each peer's snapshot goes back to the peer of the same URI, and only when that peer holds the same
+ * shards of the collection now: a snapshot holds the shards of the peer that wrote it, so one uploaded elsewhere
+ * would bring back shards that peer does not serve and leave others lost. A one-peer backup (and one made before
+ * per-peer backups) also restores into a single node that lost the collection, which Qdrant then creates ("If the
+ * collection does not exist, it will be created": snapshots/upload). Each file is downloaded to a temporary folder,
+ * then uploaded with its checksum, which Qdrant verifies.
  */
-export async function restoreCollection(snapshots: QdrantSnapshots, archive: SnapshotArchive, collection: string, object?: string): Promise<string> {
-  const archived = await archive.list(collection);
-  const chosen = object ? archived.find((snapshot) => snapshot.object === object) : archived[0];
-  if (!chosen) throw new RagError('RAG_STORE_UNAVAILABLE', object ? `No archived snapshot ${object} for ${collection}.` : `No archived snapshot for ${collection}.`);
+export async function restoreCollection(cluster: QdrantCluster, archive: SnapshotArchive, collection: string, chosen?: string): Promise<string> {
+  const backups = await archive.list(collection);
+  const backup = chosen ? backups.find((candidate) => candidate.name === chosen || candidate.layout === chosen || candidate.snapshots.some((snapshot) => snapshot.object === chosen)) : backups[0];
+  if (!backup) throw new RagError('RAG_STORE_UNAVAILABLE', chosen ? `No archived backup ${chosen} for ${collection}.` : `No archived backup for ${collection}.`);
+  const layout = backup.layout ? ((await archive.readLayout(backup.layout)) as BackupLayout) : undefined;
+  const targets = await restoreTargets(cluster, collection, layout);
   const folder = await mkdtemp(join(tmpdir(), 'rag-restore-'));
   try {
-    const path = join(folder, 'collection.snapshot');
-    await archive.download(chosen.object, path);
-    await snapshots.recover(collection, path, chosen.checksum);
-    return chosen.object;
+    for (const { peer, object } of targets.length ? targets : [{ peer: (await cluster.peers())[0]!, object: backup.snapshots[0]!.object }]) {
+      const snapshot = backup.snapshots.find((candidate) => candidate.object === object)!;
+      const path = join(folder, 'collection.snapshot');
+      await archive.download(snapshot.object, path);
+      await cluster.snapshotsOf(peer).recover(collection, path, snapshot.checksum);
+      await rm(path, { force: true });
+    }
+    return backup.layout ?? backup.snapshots[0]!.object;
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
+}
+
+/** Each recorded snapshot's peer now, after checking the cluster still lays the collection out as recorded. */
+async function restoreTargets(cluster: QdrantCluster, collection: string, layout: BackupLayout | undefined): Promise<Array<{ peer: QdrantPeer; object: string }>> {
+  const peers = await cluster.peers();
+  if (!layout) return [];
+  const single = layout.peers.length === 1 && peers.length === 1;
+  const targets: Array<{ peer: QdrantPeer; object: string }> = [];
+  const problems: string[] = [];
+  for (const recorded of layout.peers) {
+    const peer = single ? peers[0]! : peers.find((candidate) => candidate.uri === recorded.uri);
+    if (!peer) {
+      problems.push(`no peer ${recorded.uri} in the cluster (its peers: ${peers.map((candidate) => candidate.uri).join(', ')})`);
+      continue;
+    }
+    const now = await cluster.localShards(peer, collection);
+    if (!now && !single) problems.push(`${recorded.uri} holds no collection ${collection}: create it with ${layout.shardCount} shards laid out as the backup records, then restore`);
+    else if (now && now.shards.join(',') !== recorded.shards.join(',')) problems.push(`${recorded.uri} holds shards [${now.shards.join(', ')}] of ${collection}, the backup [${recorded.shards.join(', ')}]`);
+    targets.push({ peer, object: recorded.object });
+  }
+  if (problems.length) throw new RagError('RAG_BACKUP_LAYOUT_MISMATCH', `Nothing was restored: ${problems.join('; ')}.`);
+  return targets;
 }

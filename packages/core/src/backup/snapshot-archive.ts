@@ -20,10 +20,22 @@ export interface ArchivedSnapshot {
 
 const CHECKSUM_KEY = 'qdrant-checksum';
 
+/** One backup in the bucket: every peer's snapshot of the collection and the layout that says which shards each holds. */
+export interface ArchivedBackup {
+  /** The backup's folder name, its UTC time: names sort oldest to newest. */
+  name: string;
+  /** `<name>/layout.json`; undefined for a backup made before per-peer backups (one object, the whole single node). */
+  layout: string | undefined;
+  snapshots: ArchivedSnapshot[];
+}
+
+const LAYOUT = 'layout.json';
+
 /**
- * Qdrant snapshots kept in a GCS bucket, one object each, named `<prefix><collection>/<UTC time>-<snapshot
- * name>` so that the names sort oldest to newest. Credentials are Application Default Credentials
- * (Workload Identity in the cluster).
+ * Qdrant snapshots kept in a GCS bucket: each backup a folder `<prefix><collection>/<UTC time>/` holding one
+ * snapshot per peer (`peer-<id>-<snapshot name>`, its SHA-256 as custom metadata) and `layout.json`. Backups of
+ * the single node made before (`<prefix><collection>/<UTC time>-<snapshot name>`) are listed as backups of one
+ * object without a layout. Credentials are Application Default Credentials (Workload Identity in the cluster).
  */
 export class SnapshotArchive {
   private readonly storage: Storage;
@@ -32,34 +44,68 @@ export class SnapshotArchive {
     this.storage = new Storage(options.apiEndpoint ? { apiEndpoint: options.apiEndpoint } : {});
   }
 
-  /** Streams the file into the bucket: nothing is written to the pod's disk. */
-  async put(collection: string, snapshotName: string, file: ReadableStream<Uint8Array>, checksum: string | null | undefined, now = new Date()): Promise<string> {
-    const object = `${this.folder(collection)}${now.toISOString().replaceAll(':', '-')}-${snapshotName}`;
-    const destination = this.storage
-      .bucket(this.options.bucket)
+  /** The folder name of a backup taken at `now`. */
+  static backupName(now = new Date()): string {
+    return now.toISOString().replaceAll(':', '-');
+  }
+
+  /** Streams one peer's snapshot into the backup's folder: nothing is written to the pod's disk. */
+  async putSnapshot(collection: string, backup: string, peerId: number, snapshotName: string, file: ReadableStream<Uint8Array>, checksum: string | null | undefined): Promise<string> {
+    const object = `${this.folder(collection)}${backup}/peer-${peerId}-${snapshotName}`;
+    const destination = this.bucket()
       .file(object)
       .createWriteStream({ resumable: false, metadata: { contentType: 'application/octet-stream', metadata: checksum ? { [CHECKSUM_KEY]: checksum } : {} } });
     await pipeline(Readable.fromWeb(file as WebReadableStream<Uint8Array>), destination);
     return object;
   }
 
-  /** Every archived snapshot of the collection, newest first. */
-  async list(collection: string): Promise<ArchivedSnapshot[]> {
-    const [files] = await this.storage.bucket(this.options.bucket).getFiles({ prefix: this.folder(collection) });
-    return files
-      .map((file) => ({ object: file.name, checksum: file.metadata.metadata?.[CHECKSUM_KEY] as string | undefined }))
-      .sort((a, b) => b.object.localeCompare(a.object));
+  /** Written last: a backup without its layout did not finish, and restore does not offer it. */
+  async putLayout(collection: string, backup: string, layout: unknown): Promise<string> {
+    const object = `${this.folder(collection)}${backup}/${LAYOUT}`;
+    await this.bucket().file(object).save(JSON.stringify(layout, null, 2), { resumable: false, contentType: 'application/json' });
+    return object;
+  }
+
+  async readLayout(object: string): Promise<unknown> {
+    const [content] = await this.bucket().file(object).download();
+    return JSON.parse(content.toString('utf8'));
+  }
+
+  /** Every complete backup of the collection, newest first. */
+  async list(collection: string): Promise<ArchivedBackup[]> {
+    const folder = this.folder(collection);
+    const [files] = await this.bucket().getFiles({ prefix: folder });
+    const backups = new Map<string, ArchivedBackup>();
+    for (const file of files) {
+      const rest = file.name.slice(folder.length);
+      const slash = rest.indexOf('/');
+      const snapshot = { object: file.name, checksum: file.metadata.metadata?.[CHECKSUM_KEY] as string | undefined };
+      if (slash < 0) {
+        backups.set(rest, { name: rest, layout: undefined, snapshots: [snapshot] });
+        continue;
+      }
+      const name = rest.slice(0, slash);
+      const backup = backups.get(name) ?? { name, layout: undefined, snapshots: [] };
+      if (rest.slice(slash + 1) === LAYOUT) backup.layout = file.name;
+      else backup.snapshots.push(snapshot);
+      backups.set(name, backup);
+    }
+    return [...backups.values()].filter((backup) => backup.layout || backup.snapshots.length === 1 && !backup.snapshots[0]!.object.slice(folder.length).includes('/')).sort((a, b) => b.name.localeCompare(a.name));
   }
 
   async download(object: string, path: string): Promise<void> {
-    await pipeline(this.storage.bucket(this.options.bucket).file(object).createReadStream(), createWriteStream(path));
+    await pipeline(this.bucket().file(object).createReadStream(), createWriteStream(path));
   }
 
-  /** Removes all but the newest `keep` snapshots of the collection; returns the objects removed. */
+  /** Removes all but the newest `keep` backups of the collection (every object of each); returns the objects removed. */
   async prune(collection: string, keep: number): Promise<string[]> {
-    const old = (await this.list(collection)).slice(keep).map((snapshot) => snapshot.object);
-    for (const object of old) await this.storage.bucket(this.options.bucket).file(object).delete();
+    const old = (await this.list(collection)).slice(keep).flatMap((backup) => [...backup.snapshots.map((snapshot) => snapshot.object), ...(backup.layout ? [backup.layout] : [])]);
+    for (const object of old) await this.bucket().file(object).delete();
     return old;
+  }
+
+  private bucket() {
+    return this.storage.bucket(this.options.bucket);
   }
 
   private folder(collection: string): string {

@@ -40,6 +40,7 @@ import type { DocumentMetadata } from '../search-filter/document-metadata.ts';
 import { sourceGlobMatcher, titlePatternMatcher } from '../search-filter/filter-match.ts';
 import { freshnessFormula, modifiedAtOfPayload } from './qdrant-freshness.ts';
 import { payloadIndexesFor } from './qdrant-payload-indexes.ts';
+import { denseStorageFields, type DenseVectorStorage } from './qdrant-vector-storage.ts';
 import { filterConditions, METADATA_PAYLOAD_KEYS, metadataOfPayload, metadataPayload } from './qdrant-search-filter.ts';
 
 export interface QdrantStoreOptions {
@@ -56,6 +57,8 @@ export interface QdrantStoreOptions {
   bm25Language?: Bm25Language | undefined;
   /** QDRANT_SHARD_NUMBER, QDRANT_REPLICATION_FACTOR, QDRANT_WRITE_CONSISTENCY_FACTOR: sent when creating the collection. */
   distribution?: CollectionDistribution | undefined;
+  /** QDRANT_QUANTIZATION, QDRANT_VECTORS_ON_DISK: how the dense vectors of a collection this store creates are held. */
+  vectorStorage?: DenseVectorStorage | undefined;
 }
 
 /** https://api.qdrant.tech/v-1-17-x/api-reference/collections/create-collection: shard_number, replication_factor, write_consistency_factor. */
@@ -293,7 +296,7 @@ export class QdrantStore implements VectorStore {
       await this.run(() =>
         this.client.api().createCollection({
           collection_name: this.collection,
-          ...(lock ? { vectors: { [DENSE]: { size: lock.dimension, distance: 'Cosine' } } } : {}),
+          ...(lock ? { vectors: { [DENSE]: { size: lock.dimension, distance: 'Cosine', ...denseStorageFields(this.options.vectorStorage) } } } : {}),
           sparse_vectors: { [SPARSE]: { modifier: 'idf' } },
           ...distributionFields(this.options.distribution),
           metadata: { [MODEL_KEY]: lock?.model ?? null, [DIMENSION_KEY]: lock?.dimension ?? null, [LANGUAGE_KEY]: this.bm25Language, ...(context ? contextMetadata(context) : {}) },

@@ -163,6 +163,21 @@ def with_payload(value):
     return True if value is None else value
 
 
+def to_vector_params(body):
+    """VectorParams of PUT /collections/{c} (https://api.qdrant.tech/api-reference/collections/create-collection):
+    size, distance, on_disk, and quantization_config of the scalar kind (QDRANT_QUANTIZATION=int8)."""
+    known(body, ["size", "distance", "on_disk", "quantization_config"], "vector params")
+    quantization = body.get("quantization_config")
+    if quantization is not None:
+        known(quantization, ["scalar"], "quantization config")
+        scalar = quantization["scalar"]
+        known(scalar, ["type", "quantile", "always_ram"], "scalar quantization")
+        if scalar["type"] != "int8":
+            raise Unsupported(f"scalar quantization type {scalar['type']}")
+        quantization = edge.ScalarQuantizationConfig(type=edge.ScalarType.Int8, quantile=scalar.get("quantile"), always_ram=scalar.get("always_ram"))
+    return edge.EdgeVectorParams(size=body["size"], distance=DISTANCES[body["distance"]], on_disk=body.get("on_disk"), quantization_config=quantization)
+
+
 class Oracle:
     def __init__(self):
         self.shard = None
@@ -170,7 +185,7 @@ class Oracle:
 
     def create(self, request):
         body = request["body"]
-        vectors = {name: edge.EdgeVectorParams(size=v["size"], distance=DISTANCES[v["distance"]]) for name, v in (body.get("vectors") or {}).items()}
+        vectors = {name: to_vector_params(v) for name, v in (body.get("vectors") or {}).items()}
         sparse = {}
         for name, params in (body.get("sparse_vectors") or {}).items():
             known(params, ["modifier"], "sparse vector params")

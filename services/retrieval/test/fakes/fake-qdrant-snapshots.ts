@@ -32,8 +32,16 @@ export class FakeQdrantSnapshots {
 
   constructor(private readonly qdrant: FakeQdrant) {}
 
+  /** The shards this node holds of each collection (GET /collections/{c}/cluster); one shard, 0, unless a test sets them. */
+  readonly localShards = new Map<string, number[]>();
+  /** GET /cluster: a node off cluster mode answers `{status: "disabled"}` (cluster-status); a test of a cluster sets the peers. */
+  clusterStatus: Record<string, unknown> = { status: 'disabled' };
+
   handle = (request: RecordedRequest, response: ServerResponse): void => {
     const url = new URL(request.path, 'http://qdrant');
+    if (request.method === 'GET' && url.pathname === '/cluster') return ok(response, this.clusterStatus);
+    const cluster = /^\/collections\/([^/]+)\/cluster$/.exec(url.pathname);
+    if (request.method === 'GET' && cluster) return this.collectionCluster(decodeURIComponent(cluster[1]!), response);
     const match = /^\/collections\/([^/]+)\/snapshots(?:\/(.+))?$/.exec(url.pathname);
     if (!match) return this.qdrant.handle(request, response);
     const collection = decodeURIComponent(match[1]!);
@@ -53,6 +61,14 @@ export class FakeQdrantSnapshots {
     }
     qdrantError(response, 404, `Not found: ${request.method} ${url.pathname}`);
   };
+
+  /** `GET /collections/{c}/cluster` (https://api.qdrant.tech/v-1-17-x/api-reference/distributed/collection-cluster-info). */
+  private collectionCluster(collection: string, response: ServerResponse): void {
+    const shards = this.localShards.get(collection) ?? (this.qdrant.collections.has(collection) ? [0] : undefined);
+    if (!shards) return qdrantError(response, 404, `Not found: Collection \`${collection}\` doesn't exist!`);
+    const peerId = Number(this.clusterStatus.peer_id ?? 0);
+    ok(response, { peer_id: peerId, shard_count: Math.max(1, ...shards.map((shard) => shard + 1)), local_shards: shards.map((shard_id) => ({ shard_id, points_count: this.qdrant.collections.get(collection)?.points.size ?? 0, state: 'Active' })), remote_shards: [], shard_transfers: [] });
+  }
 
   private create(collection: string, response: ServerResponse): void {
     const state = this.qdrant.collections.get(collection);

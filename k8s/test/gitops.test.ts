@@ -1,0 +1,87 @@
+/**
+ * GitOps packaging (README "GitOps"): an installation kept in the operator's own repository (k8s/rag/examples/gitops)
+ * renders from this repository's base and components with its own values, nothing edited here and no placeholder
+ * left; its Secrets come from Google Secret Manager through the External Secrets Operator (components/external-secrets,
+ * ESO's v1 API: apis/externalsecrets/v1) for every key a pod reads; the Argo CD Application names only fields of
+ * Argo CD's Application type (pkg/apis/application/v1alpha1/types.go).
+ */
+import { readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { kustomize, kustomizeUnavailable, type Manifest, podSpecOf, ragDir, readYaml, workloads } from './render.ts';
+import { schemaErrors } from './schema.ts';
+
+const unavailable = kustomizeUnavailable();
+if (unavailable) console.warn(unavailable);
+
+const example = join(ragDir, 'examples', 'gitops');
+
+/** Every Secret key a pod reads: env secretKeyRef and secret volumes (their items, or the whole Secret). */
+function secretKeysRead(objects: Manifest[]): Map<string, Set<string>> {
+  const keys = new Map<string, Set<string>>();
+  const add = (secret: string, key: string) => keys.set(secret, new Set([...(keys.get(secret) ?? []), key]));
+  for (const workload of workloads(objects)) {
+    const spec = podSpecOf(workload);
+    for (const container of [...(spec.initContainers ?? []), ...spec.containers]) {
+      for (const variable of container.env ?? []) if (variable.valueFrom?.secretKeyRef) add(variable.valueFrom.secretKeyRef.name, variable.valueFrom.secretKeyRef.key);
+    }
+    for (const volume of spec.volumes ?? []) {
+      if (!volume.secret) continue;
+      for (const item of volume.secret.items ?? [{ key: '*' }]) add(volume.secret.secretName, item.key);
+    }
+  }
+  return keys;
+}
+
+describe('the GitOps example installation', () => {
+  it('names this repository\'s folders inside k8s/rag only, so the same paths work as remote targets at a tag', () => {
+    const kustomization = readYaml(join(example, 'kustomization.yaml'))[0];
+    for (const path of [...kustomization.resources, ...kustomization.components]) {
+      expect(relative(ragDir, resolve(example, path)).startsWith('..'), path).toBe(false);
+    }
+    expect(readFileSync(join(example, 'kustomization.yaml'), 'utf8')).toMatch(/https:\/\/github\.com\/\S+\/\/k8s\/rag\/base\?ref=rag-k8s-v\d+\.\d+\.\d+/);
+  });
+
+  describe.skipIf(Boolean(unavailable))('as kubectl kustomize renders it', () => {
+    const objects: Manifest[] = unavailable ? [] : kustomize(example);
+    const find = (kind: string, name: string): Manifest => objects.find((object) => object.kind === kind && object.metadata.name === name);
+
+    it('is valid and carries the installation\'s values, no placeholder', async () => {
+      expect(await schemaErrors(objects)).toEqual([]);
+      expect(JSON.stringify(objects)).not.toMatch(/YOUR_/);
+      const images = workloads(objects).flatMap((workload) => podSpecOf(workload).containers.map((container: Manifest) => container.image));
+      expect(images).toContain('europe-west4-docker.pkg.dev/acme-rag-prod/rag/retrieval:1.0.0');
+      expect(find('Ingress', 'retrieval'), 'the public-ingress component').toBeDefined();
+    });
+
+    it('gets every Secret key a pod reads from an ExternalSecret of the Secret Manager store', () => {
+      const produced = new Map<string, Set<string>>(
+        objects.filter((object) => object.kind === 'ExternalSecret').map((secret) => [secret.spec.target.name, new Set(secret.spec.data.map((entry: Manifest) => entry.secretKey))]),
+      );
+      for (const [secret, keys] of secretKeysRead(objects)) {
+        expect(produced.has(secret), `${secret} has no ExternalSecret`).toBe(true);
+        for (const key of keys) if (key !== '*') expect(produced.get(secret)!.has(key), `${secret}/${key}`).toBe(true);
+      }
+      for (const secret of objects.filter((object) => object.kind === 'ExternalSecret')) {
+        expect(secret.spec.secretStoreRef).toEqual({ kind: 'SecretStore', name: 'gcp-secret-manager' });
+        for (const entry of secret.spec.data) expect(Object.keys(entry.remoteRef)).toEqual(['key']);
+      }
+      const store = find('SecretStore', 'gcp-secret-manager');
+      expect(store.spec.provider.gcpsm).toEqual({ projectID: 'acme-rag-prod', auth: { workloadIdentity: { serviceAccountRef: { name: 'rag-secrets' }, clusterLocation: 'europe-west4', clusterName: 'vllm-cluster' } } });
+      expect(find('ServiceAccount', 'rag-secrets').metadata.annotations['iam.gke.io/gcp-service-account']).toBe('rag-secrets-sa@acme-rag-prod.iam.gserviceaccount.com');
+    });
+  });
+});
+
+describe('the Argo CD Application example', () => {
+  const [application] = readYaml(join(ragDir, 'examples', 'argocd', 'application.yaml'));
+
+  it('uses only fields of Argo CD\'s Application, syncing the rag namespace automatically', () => {
+    expect(application.apiVersion).toBe('argoproj.io/v1alpha1');
+    expect(application.kind).toBe('Application');
+    expect(Object.keys(application.spec).sort()).toEqual(['destination', 'project', 'source', 'syncPolicy']);
+    expect(Object.keys(application.spec.source).sort()).toEqual(['path', 'repoURL', 'targetRevision']);
+    expect(application.spec.destination).toEqual({ server: 'https://kubernetes.default.svc', namespace: 'rag' });
+    expect(application.spec.syncPolicy).toEqual({ automated: { prune: true, selfHeal: true } });
+  });
+});

@@ -10,6 +10,7 @@ import { within } from '../../../packages/core/test/adapters/fake-server.ts';
 import { rerankScore } from './fakes/fake-tei.ts';
 import { startProductionStack, type ProductionStack } from './production-stack.ts';
 import { postJson } from './test-stack.ts';
+import { httpDispatcher } from '../../../packages/core/src/http/http-dispatcher.ts';
 
 /** Candidates 4, k 3: the reranker has something to reorder, so its absence shows. */
 const K = 3;
@@ -48,7 +49,7 @@ function keys(results: Array<{ source: string; chunk_index: number }>): string[]
 
 /** The fallback counter on /metrics for one error code, or summed over all of them. */
 async function fallbackCount(stack: ProductionStack, code?: string): Promise<number> {
-  const metrics = await (await fetch(`${stack.baseUrl}/metrics`)).text();
+  const metrics = await (await fetch(`${stack.baseUrl}/metrics`, { dispatcher: httpDispatcher })).text();
   const prefix = code ? `rag_retrieval_rerank_fallbacks_total{error_type="${code}"}` : 'rag_retrieval_rerank_fallbacks_total';
   const rows = metrics.split('\n').filter((row) => row.startsWith(prefix));
   return rows.reduce((sum, row) => sum + Number(row.split(' ').at(-1)), 0);
@@ -155,6 +156,7 @@ describe('with RERANK_FALLBACK=fused (the default)', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: QUERY, k: K }),
       signal: client.signal,
+      dispatcher: httpDispatcher,
     }).catch(() => undefined);
     for (const deadline = Date.now() + 5_000; stack.servers.rerank.fake.requests.length === rerankCalls; await sleep(10)) {
       if (Date.now() > deadline) throw new Error('the search never called the reranker');

@@ -7,6 +7,7 @@ import { LanceDbStore } from '@rag/core/embedded';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type HttpTimeouts } from '../src/app.ts';
 import type { ApiKeys } from '../src/auth/api-keys.ts';
+import { httpDispatcher } from '../../../packages/core/src/http/http-dispatcher.ts';
 
 export const handbookFolder = new URL('./fixtures/handbook/', import.meta.url).pathname;
 
@@ -87,11 +88,16 @@ export async function startTestStack(options: {
   };
 }
 
+/**
+ * POST as a client would, through the suite's own connection pool (http-dispatcher.ts): Node 26.6's bundled undici
+ * stalls a kept-alive request after an idle second, which the tests that time answers would take for the server's.
+ */
 export async function postJson(baseUrl: string, path: string, body: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(`${baseUrl}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
+    dispatcher: httpDispatcher,
   });
   return { status: response.status, headers: response.headers, body: await readJson(response) };
 }

@@ -1,5 +1,6 @@
 import { RagError } from '../errors.ts';
 import { QdrantSnapshots } from './qdrant-snapshots.ts';
+import { httpDispatcher } from '../http/http-dispatcher.ts';
 
 /** One peer of the cluster as the backup reaches it: its id, its p2p URI and its own REST URL. */
 export interface QdrantPeer {
@@ -63,7 +64,7 @@ export class QdrantCluster {
 
   private async get(base: string, path: string, missingIsUndefined = false): Promise<unknown> {
     const url = `${base.replace(/\/$/, '')}${path}`;
-    const response = await fetch(url, { headers: this.options.apiKey ? { 'api-key': this.options.apiKey } : {}, signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000) }).catch((error: unknown) => {
+    const response = await fetch(url, { headers: this.options.apiKey ? { 'api-key': this.options.apiKey } : {}, signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000), dispatcher: httpDispatcher }).catch((error: unknown) => {
       throw new RagError('RAG_STORE_UNAVAILABLE', `Cannot reach Qdrant for GET ${path}: ${(error as Error).message}`, { cause: error });
     });
     if (missingIsUndefined && response.status === 404) return undefined;

@@ -1,5 +1,6 @@
 import { openAsBlob } from 'node:fs';
 import { RagError } from '../errors.ts';
+import { httpDispatcher } from '../http/http-dispatcher.ts';
 
 /** What Qdrant answers for a snapshot (https://api.qdrant.tech/v-1-17-x/api-reference/snapshots/create-snapshot). */
 export interface SnapshotDescription {
@@ -61,7 +62,7 @@ export class QdrantSnapshots {
 
   private async call(method: string, url: string, body?: FormData): Promise<Response> {
     const headers: Record<string, string> = this.options.apiKey ? { 'api-key': this.options.apiKey } : {};
-    const response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.options.timeoutMs ?? 30 * 60_000) }).catch((error: unknown) => {
+    const response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.options.timeoutMs ?? 30 * 60_000), dispatcher: httpDispatcher }).catch((error: unknown) => {
       throw new RagError('RAG_STORE_UNAVAILABLE', `Cannot reach Qdrant for ${method} ${new URL(url).pathname}: ${(error as Error).message}`, { cause: error });
     });
     if (!response.ok) {

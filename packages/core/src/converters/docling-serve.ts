@@ -19,6 +19,7 @@ import { extensionOf } from './converter-registry.ts';
 import { cleanConvertedMarkdown } from './clean-markdown.ts';
 import { PAGE_BREAK_PLACEHOLDER, placePages, withoutPageBreaks } from './docling-pages.ts';
 import { unreadable } from './unreadable.ts';
+import { httpDispatcher } from '../http/http-dispatcher.ts';
 
 export interface DoclingServeOptions {
   /** Base URL of docling-serve, e.g. http://docling:5001. */
@@ -108,7 +109,7 @@ async function postFile(call: RemoteCallOptions, bytes: Buffer, fileName: string
   form.append('md_page_break_placeholder', PAGE_BREAK_PLACEHOLDER);
   // Pictures as a placeholder: embedded ones would put base64 into every chunk.
   form.append('image_export_mode', 'placeholder');
-  const response = await fetch(call.url, { method: 'POST', headers: { accept: 'application/json', ...call.headers }, body: form, signal });
+  const response = await fetch(call.url, { method: 'POST', headers: { accept: 'application/json', ...call.headers }, body: form, signal, dispatcher: httpDispatcher });
   if (response.ok) return response;
   const text = await readBoundedText(response, MAX_ERROR_BODY_BYTES, 'truncate').catch(() => '');
   throw new HttpStatusError(response.status, text.slice(0, 200), parseRetryAfter(response.headers.get('retry-after')));

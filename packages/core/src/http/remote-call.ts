@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry, { AbortError } from 'p-retry';
 import { RagError, type ErrorCode } from '../errors.ts';
 import { BodyTooLargeError, boundedStream, readBoundedText } from './bounded-body.ts';
+import { httpDispatcher } from './http-dispatcher.ts';
 
 export type Dependency = 'embed' | 'rerank' | 'gateway' | 'store' | 'converter';
 
@@ -250,6 +251,7 @@ async function fetchOnce(options: RemoteCallOptions, signal: AbortSignal): Promi
     headers: { accept: 'application/json', ...(hasBody ? { 'content-type': 'application/json' } : {}), ...options.headers },
     body: hasBody ? JSON.stringify(options.body) : null,
     signal,
+    dispatcher: httpDispatcher,
   });
   if (response.ok) return response;
   throw await statusError(response);

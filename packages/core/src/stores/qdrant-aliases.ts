@@ -1,4 +1,5 @@
 import { RagError } from '../errors.ts';
+import { httpDispatcher } from '../http/http-dispatcher.ts';
 
 export interface QdrantAliasesOptions {
   url: string;
@@ -42,7 +43,7 @@ export class QdrantAliases {
   private async call(method: string, path: string, body?: unknown): Promise<Response> {
     const headers: Record<string, string> = { ...(this.options.apiKey ? { 'api-key': this.options.apiKey } : {}), ...(body ? { 'content-type': 'application/json' } : {}) };
     const url = `${this.options.url.replace(/\/$/, '')}${path}`;
-    const response = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined, signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000) }).catch((error: unknown) => {
+    const response = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined, signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000), dispatcher: httpDispatcher }).catch((error: unknown) => {
       throw new RagError('RAG_STORE_UNAVAILABLE', `Cannot reach Qdrant for ${method} ${path}: ${(error as Error).message}`, { cause: error });
     });
     if (!response.ok) throw new RagError('RAG_STORE_UNAVAILABLE', `Qdrant answered ${response.status} to ${method} ${path}: ${(await response.text().catch(() => '')).slice(0, 300)}`);

@@ -90,6 +90,8 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
       onPlannedPrune: options.onPlannedPrune,
       signal: options.signal,
     });
+    // The workers' heaps are of no use to compaction and the search view, which follow: given back first.
+    await preparation.close();
     progress.stop();
     logger.info(
       { seconds: (performance.now() - started) / 1000, embedCalls: summary.embedCalls, unchanged: summary.unchanged, unsupported: summary.unsupported, ...(contexts ? { contextMode: contexts.description, contexts: summary.contexts } : {}) },

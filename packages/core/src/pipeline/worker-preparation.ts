@@ -46,6 +46,7 @@ export class WorkerPreparation implements DocumentPreparation {
   private readonly pool: workerpool.Pool;
   private readonly heapMb: number;
   private started: Promise<unknown> | undefined;
+  private closed: Promise<void> | undefined;
 
   constructor(private readonly options: WorkerPreparationOptions) {
     this.heapMb = options.heapMb ?? DEFAULT_HEAP_MB;
@@ -98,8 +99,10 @@ export class WorkerPreparation implements DocumentPreparation {
     throw 'code' in failure ? new RagError(failure.code, failure.detail) : new RagError('RAG_DOCUMENT_UNREADABLE', `(${failure.message})`);
   }
 
-  async close(): Promise<void> {
-    await this.pool.terminate(true);
+  /** Terminates the workers; a second call waits for the first. */
+  close(): Promise<void> {
+    this.closed ??= this.pool.terminate(true).then(() => undefined);
+    return this.closed;
   }
 
   private failureOf(error: unknown, uri: string, signal: AbortSignal | undefined): unknown {

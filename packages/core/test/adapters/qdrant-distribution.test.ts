@@ -4,25 +4,14 @@
  * write_consistency_factor: https://api.qdrant.tech/v-1-17-x/api-reference/collections/create-collection),
  * and nothing of them is sent when they are unset (Qdrant's defaults), as the gke-distributed overlay needs.
  */
-import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createStore } from '../../src/adapters-from-config.ts';
+import { collectionCreateRequest } from './collection-create-request.ts';
 import { loadConfig } from '../../src/config.ts';
-import { closeFakeServers, sendJson, startFakeServer, type RecordedRequest } from './fake-server.ts';
+import { closeFakeServers } from './fake-server.ts';
 
 afterEach(closeFakeServers);
 
-function qdrant(request: RecordedRequest, response: ServerResponse): void {
-  if (request.method === 'GET') return sendJson(response, 404, { status: { error: 'Not found: Collection `docs-v2` doesn\'t exist!' }, time: 0 });
-  sendJson(response, 200, { status: 'ok', result: request.path.includes('/index') ? { operation_id: 1, status: 'completed' } : true, time: 0 });
-}
-
-async function createRequest(env: Record<string, string>): Promise<Record<string, unknown>> {
-  const server = await startFakeServer(qdrant);
-  const store = await createStore(loadConfig({ QDRANT_URL: server.url, QDRANT_COLLECTION: 'docs-v2', ...env }));
-  await store.open({ model: 'Qwen/Qwen3-Embedding-0.6B', dimension: 1024 });
-  return server.requests.find((request) => request.method === 'PUT' && request.path === '/collections/docs-v2')!.body as Record<string, unknown>;
-}
+const createRequest = (env: Record<string, string>) => collectionCreateRequest(env, 'Qwen/Qwen3-Embedding-0.6B');
 
 describe('a collection created on a Qdrant cluster', () => {
   it('is created with the shards, copies and write consistency the environment names', async () => {

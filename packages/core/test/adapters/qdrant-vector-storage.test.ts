@@ -6,25 +6,14 @@
  * the exact body a local server receives; unset, nothing is sent and Qdrant keeps its defaults (vectors in RAM,
  * no quantization). qdrant-vector-storage.real.test.ts has Qdrant's engine take the same body.
  */
-import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createStore } from '../../src/adapters-from-config.ts';
+import { collectionCreateRequest } from './collection-create-request.ts';
 import { loadConfig } from '../../src/config.ts';
-import { closeFakeServers, sendJson, startFakeServer, type RecordedRequest } from './fake-server.ts';
+import { closeFakeServers } from './fake-server.ts';
 
 afterEach(closeFakeServers);
 
-function qdrant(request: RecordedRequest, response: ServerResponse): void {
-  if (request.method === 'GET') return sendJson(response, 404, { status: { error: 'Not found: Collection `docs-v2` doesn\'t exist!' }, time: 0 });
-  sendJson(response, 200, { status: 'ok', result: request.path.includes('/index') ? { operation_id: 1, status: 'completed' } : true, time: 0 });
-}
-
-async function createRequest(env: Record<string, string>): Promise<Record<string, unknown>> {
-  const server = await startFakeServer(qdrant);
-  const store = await createStore(loadConfig({ QDRANT_URL: server.url, QDRANT_COLLECTION: 'docs-v2', ...env }));
-  await store.open({ model: 'onnx-community/Qwen3-Embedding-0.6B-ONNX', dimension: 1024 });
-  return server.requests.find((request) => request.method === 'PUT' && request.path === '/collections/docs-v2')!.body as Record<string, unknown>;
-}
+const createRequest = (env: Record<string, string>) => collectionCreateRequest(env, 'onnx-community/Qwen3-Embedding-0.6B-ONNX');
 
 describe('the dense vectors of a new collection', () => {
   it('QDRANT_QUANTIZATION=int8: an int8 copy in RAM, the float32 originals on disk', async () => {

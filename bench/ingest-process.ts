@@ -35,6 +35,8 @@ export function embeddedEnv(dataDir: string, env: Record<string, string> = {}): 
     LOG_LEVEL: 'info',
     LOG_FORMAT: 'json',
     LANCEDB_LOG: 'error',
+    // As the images (Dockerfile) and `pnpm ingest` set it: two glibc malloc arenas.
+    MALLOC_ARENA_MAX: '2',
     ...env,
   };
 }

@@ -39,7 +39,7 @@ COPY --from=build /usr/local/bin/node /usr/local/bin/node
 WORKDIR /app
 # Two glibc malloc arenas instead of 8 per core (mallopt(3) M_ARENA_MAX; glibc manual, "Memory Allocation
 # Tunables"): LanceDB's native threads otherwise keep freed memory in arenas of their own, and the four
-# Debian manuals' ingest peaked at 898 MiB instead of 726 MiB (bench/results.md, "Published manuals").
+# Debian manuals' ingest peaked at 898 MiB instead of 734 MiB (bench/results.md, "Real documents").
 ENV NODE_ENV=production MALLOC_ARENA_MAX=2
 # A numeric id, so that Kubernetes' runAsNonRoot can verify it without an /etc/passwd entry. The app's
 # files stay owned by root: the process cannot change its own code.

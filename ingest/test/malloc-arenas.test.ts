@@ -1,5 +1,5 @@
 /**
- * The ingest job's memory budget (four Debian manuals, 114,736 chunks: 726 MiB peak, bench/results.md) holds
+ * The ingest job's memory budget (four Debian manuals, 114,736 chunks: 734 MiB peak, bench/results.md) holds
  * with two glibc malloc arenas: with glibc's default of 8 per core, LanceDB's native threads keep freed memory
  * in arenas of their own and the same run peaked at 898 MiB. MALLOC_ARENA_MAX is read by glibc at process
  * start only (mallopt(3), M_ARENA_MAX; glibc manual, "Memory Allocation Tunables", glibc.malloc.arena_max),

@@ -5,9 +5,9 @@
  * https://github.com/mozilla/pdf.js/blob/master/src/display/api.js (TextItem: str, transform, height, hasEOL)
  */
 
-/** The slice of pdf.js's TextItem this reads; marked-content entries have no `str`. */
+/** The slice of pdf.js's TextItem this reads. */
 export interface TextItemLike {
-  str?: string;
+  str: string;
   height?: number;
   transform?: number[];
   hasEOL?: boolean;
@@ -22,7 +22,12 @@ export interface TextLine {
   y: number;
 }
 
-export function linesOfPage(items: readonly TextItemLike[]): TextLine[] {
+/** pdf.js's TextMarkedContent: a marked-content boundary among the items, without text. */
+interface MarkedContent {
+  type: string;
+}
+
+export function linesOfPage(items: readonly (TextItemLike | MarkedContent)[]): TextLine[] {
   const lines: TextLine[] = [];
   let text = '';
   let size = Number.POSITIVE_INFINITY;
@@ -35,7 +40,7 @@ export function linesOfPage(items: readonly TextItemLike[]): TextLine[] {
     y = undefined;
   };
   for (const item of items) {
-    if (typeof item.str !== 'string') continue;
+    if (!('str' in item)) continue;
     text += item.str;
     if (item.str.trim() !== '' && (item.height ?? 0) > 0) {
       size = Math.min(size, item.height ?? 0);

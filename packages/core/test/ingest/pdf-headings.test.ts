@@ -165,3 +165,43 @@ describe('PDF headings from font sizes (a PDF without an outline)', () => {
     expect(chunks.find((chunk) => chunk.text.includes('covers the heron pumps'))?.pages?.[0]).toBe(1);
   });
 });
+
+/**
+ * A PDF whose outline pdfkit writes with explicit destinations (`[pageRef, /Fit]`, PDFOutline.addItem in
+ * pdfkit's js/pdfkit.js), every line set in one size: only the outline can give its headings. The page prints
+ * "1.1 Grease nipples" where the outline says "Grease nipples"; "Safety" is in the outline but on no line.
+ */
+function outlinedManual(): Promise<Buffer> {
+  const document = new PDFDocument({ compress: false, info: { CreationDate: new Date(0) } });
+  const parts: Buffer[] = [];
+  document.on('data', (part: Buffer) => parts.push(part));
+  const ended = new Promise<Buffer>((resolve, reject) => {
+    document.on('end', () => resolve(Buffer.concat(parts)));
+    document.on('error', reject);
+  });
+  document.fontSize(11);
+  const lubrication = document.outline.addItem('1 Lubrication');
+  document.text('1 Lubrication').moveDown(0.5);
+  document.text('Heron pump bearings take lithium grease every four hundred running hours.').moveDown(0.5);
+  lubrication.addItem('Grease nipples');
+  document.text('1.1 Grease nipples').moveDown(0.5);
+  document.text('Wipe the nipple before pumping three strokes of grease.');
+  document.addPage();
+  document.outline.addItem('2 Safety');
+  document.text('Isolate the pump at the breaker and tag it before any work on it.');
+  document.end();
+  return ended;
+}
+
+describe('PDF headings from an outline with explicit destinations', () => {
+  it('places each title on the line that reads as it, section number aside, or at its page start', async () => {
+    const chunks = await chunksOf(await outlinedManual(), 'outlined.pdf');
+    const under = (phrase: string): Chunk | undefined => chunks.find((chunk) => chunk.text.includes(phrase));
+
+    expect(under('lithium grease')?.headingPath).toBe('1 Lubrication');
+    expect(under('Wipe the nipple')?.headingPath).toBe('1 Lubrication > Grease nipples');
+    expect(under('Isolate the pump')).toMatchObject({ headingPath: '2 Safety', pages: [2] });
+    // The heading lines are headings, not text.
+    expect(chunks.some((chunk) => chunk.text.includes('1.1 Grease nipples'))).toBe(false);
+  });
+});

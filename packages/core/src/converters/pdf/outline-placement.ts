@@ -13,7 +13,9 @@ export function placeOutlineHeadings(pages: readonly TextLine[][], outline: read
   const byPage = new Map<number, OutlineHeading[]>();
   for (const heading of outline) {
     if (heading.pageIndex < 0 || heading.pageIndex >= pages.length) continue;
-    byPage.set(heading.pageIndex, [...(byPage.get(heading.pageIndex) ?? []), heading]);
+    const onPage = byPage.get(heading.pageIndex);
+    if (onPage) onPage.push(heading);
+    else byPage.set(heading.pageIndex, [heading]);
   }
   return pages.map((lines, pageIndex) => placeOnPage(lines, byPage.get(pageIndex) ?? []));
 }

@@ -73,7 +73,8 @@ describe('PDF', () => {
   it('extracts the text of every page', async () => {
     const markdown = await new PdfConverter().toMarkdown(await pdfWithText(['Page one talks about uptime.', 'Page two talks about budgets.']));
 
-    expect(markdown).toBe('Page one talks about uptime.\n\nPage two talks about budgets.\n');
+    // A page end is a line break, not a paragraph break: text runs on over it (pdf/paged-document.ts).
+    expect(markdown).toBe('Page one talks about uptime.\nPage two talks about budgets.\n');
   });
 
   it.each([

@@ -33,6 +33,10 @@ export const errorCatalog = {
     status: 404,
     message: 'No such document: check the source, as a citation names it (URL-encoded after /documents/); a document outside your key\'s groups reads as missing.',
   },
+  RAG_DOCUMENT_NAME_TOO_LONG: {
+    status: 414,
+    message: 'The document name is longer than any source the API serves (4,096 characters once URL-decoded): check the link.',
+  },
   RAG_DOCUMENTS_NOT_SERVED: {
     status: 404,
     message: 'This server does not serve the original documents: set RAG_DOCUMENTS_DIR to the folder that was ingested, or GCS_BUCKET for a bucket (signed URLs).',

@@ -22,6 +22,10 @@ let stack: TestStack;
 let bare: TestStack;
 let bucket: TestStack;
 
+/** A real deep path: its URL-encoded name is 180 characters, past Fastify's default maxParamLength of 100. */
+const DEEP_FOLDER = 'teams/platform engineering/quarterly reviews/2026 Q3 (draft)/appendices';
+const DEEP_SOURCE = `${DEEP_FOLDER}/incident-retrospective-summary.md`;
+
 const SIGNED_EXPIRY = new Date('2026-12-01T12:05:00Z');
 
 /** A GCS-like origin (GcsDocuments' own signing is tested in packages/core): each source is an object of the bucket, behind a signed URL. */
@@ -40,6 +44,8 @@ beforeAll(async () => {
   await cp(handbookFolder, folder, { recursive: true });
   await writeFile(join(folder, '.rag-access.yaml'), 'rules:\n  - {path: "ops/**", groups: [oncall]}\n');
   await writeFile(join(root, 'secret.md'), '# Secret\n\nOutside the source folder.\n');
+  await mkdir(join(folder, DEEP_FOLDER), { recursive: true });
+  await writeFile(join(folder, DEEP_SOURCE), '# Quarterly review\n\nThe on-call rota changes in spring.\n');
   await mkdir(join(folder, 'pub'));
   await writeFile(join(folder, 'pub', 'swap.md'), '# Swap\n\nA public page about rotas.\n');
   const apiKeys = parseApiKeys(keysFile, 'keys.yaml');
@@ -190,6 +196,20 @@ describe('GET /documents/<source> over a folder source', () => {
     }
   });
 
+  /**
+   * Fastify routes a parameter longer than maxParamLength (default 100) to "not found"
+   * (https://fastify.dev/docs/latest/Reference/Server/#maxparamlength): such names got 405 before.
+   */
+  it('opens documents with long names: a deep path is served, a name past 4,096 characters is 414 RAG_DOCUMENT_NAME_TOO_LONG', async () => {
+    expect(encodeURIComponent(DEEP_SOURCE).length).toBeGreaterThan(100);
+    const deep = await get(`/documents/${encodeURIComponent(DEEP_SOURCE)}`, PUBLIC_KEY);
+    expect(deep.status).toBe(200);
+    expect(deep.text).toContain('on-call rota');
+    const tooLong = await get(`/documents/${encodeURIComponent(`docs/${'x'.repeat(4100)}.md`)}`, PUBLIC_KEY);
+    expect(tooLong.status).toBe(414);
+    expect(JSON.parse(tooLong.text).error.code).toBe('RAG_DOCUMENT_NAME_TOO_LONG');
+  });
+
   it('says so when no document origin is configured', async () => {
     const response = await fetch(`${bare.baseUrl}/documents/backups.md`);
     expect(response.status).toBe(404);
@@ -216,6 +236,13 @@ describe('GET /documents/<source> over a GCS source', () => {
     expect(link.headers.get('content-type')).toMatch(/^application\/json/);
     expect(link.headers.get('cache-control')).toBe('private, no-store');
     expect(JSON.parse(link.text)).toEqual({ url: 'https://storage.googleapis.com/handbook/backups.md?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Signature=00ff', expires_at: '2026-12-01T12:05:00.000Z' });
+  });
+
+  it('routes a long gs:// name to the document route (a 1,000-character object name): not indexed, so 404 with its code', async () => {
+    const source = `gs://handbook-archive-eu/${'reports/2026/'.repeat(40)}board minutes (final).pdf`;
+    const answer = await getFromBucket(`/documents/${encodeURIComponent(source)}`, { accept: 'application/json' });
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.text).error.code).toBe('RAG_DOCUMENT_NOT_FOUND');
   });
 
   it('keeps the access rules: a document outside the groups is 404 whatever is accepted', async () => {

@@ -20,6 +20,12 @@ const CONTENT_TYPES: Record<string, string> = {
 type DocumentLink = z.infer<typeof documentLinkResponse>;
 
 /**
+ * Longer than any source: a GCS object name is at most 1,024 bytes (https://cloud.google.com/storage/docs/objects#naming)
+ * plus `gs://<bucket>/`, a Linux path 4,096 (PATH_MAX).
+ */
+const MAX_SOURCE_LENGTH = 4096;
+
+/**
  * GET /documents/<source>: the original of a cited document (the source URL-encoded as citations name
  * it). Visible exactly when its passages are: a document outside the caller's groups, or not indexed,
  * is RAG_DOCUMENT_NOT_FOUND, as a passage would be. A document is written by anyone, so it is sent
@@ -34,6 +40,7 @@ export function registerDocumentsRoute(app: FastifyInstance, deps: { passages: P
   // One path segment: the source URL-encoded (docs%2Fapi.md), as a citation's source names it.
   app.get('/documents/:source', { onSend }, async (request, reply) => {
     const { source } = request.params as { source: string };
+    if (source.length > MAX_SOURCE_LENGTH) throw new RagError('RAG_DOCUMENT_NAME_TOO_LONG');
     if (!deps.documents) throw new RagError('RAG_DOCUMENTS_NOT_SERVED');
     await deps.storeGate?.ready();
     await assertVisible(deps.passages, source, visibleGroupsOf(request));

@@ -129,6 +129,16 @@ export const errorCatalog = {
     message:
       'Converting and chunking the document took longer than INGEST_CONVERT_TIMEOUT_MS (default 120 s) and was stopped; it was not indexed, its previous points, if any, are kept, and the other documents went on. Raise INGEST_CONVERT_TIMEOUT_MS for a document that is only long, or split it.',
   },
+  RAG_BACKUP_UNVERIFIED: {
+    status: 409,
+    message:
+      'The backup was not restored: a snapshot in the bucket carries no qdrant-checksum metadata (or its layout names a missing object), so nothing shows that a backup wrote it. Restore a backup the backup job wrote, or pass --allow-unverified if you know where this one comes from.',
+  },
+  RAG_BACKUP_CHECKSUM_MISMATCH: {
+    status: 409,
+    message:
+      'The backup was not restored: a snapshot does not match the checksum its backup recorded (the bytes, or its metadata against layout.json, differ). The object was changed in the bucket: restore an older backup.',
+  },
   RAG_BACKUP_LAYOUT_MISMATCH: {
     status: 409,
     message:

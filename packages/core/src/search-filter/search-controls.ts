@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RagError } from '../errors.ts';
+import { CUSTOM_FIELD_KEY } from './custom-metadata-keys.ts';
 import { compileSourceGlob, isMatchAllGlob } from './linear-pattern.ts';
 import { freshnessSchema, toFreshnessBoost, type FreshnessBoost } from './freshness.ts';
 
@@ -27,7 +28,7 @@ export const searchFilterSchema = z
     modified_before: dateTime.optional().describe('RFC 3339: documents modified before this time'),
     meta: z
       // Keys are payload paths in Qdrant (`meta.<key>`): a dot or bracket would address something else.
-      .record(z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'a meta key is letters, digits, _ and -'), oneOrMany)
+      .record(z.string().regex(CUSTOM_FIELD_KEY, 'a meta key is letters, digits, _ and -'), oneOrMany)
       .refine((meta) => Object.keys(meta).length <= 20, 'at most 20 keys')
       .optional()
       .describe('custom fields (.rag-metadata.yaml, GCS custom metadata): key → value or any of values'),

@@ -80,6 +80,8 @@ async function main(): Promise<number> {
   for (const failure of summary.failures) process.stderr.write(`failed: ${failure.uri}: ${failure.reason}\n`);
   const shardLine = summary.shardLine();
   if (shardLine) process.stdout.write(`${shardLine}\n`);
+  const ignoredMetaKeysLine = summary.ignoredMetaKeysLine();
+  if (ignoredMetaKeysLine) process.stdout.write(`${ignoredMetaKeysLine}\n`);
   const linkListLine = summary.linkListLine();
   if (linkListLine) process.stdout.write(`${linkListLine}\n`);
   process.stdout.write(`${summary.toLine()}\n`);

@@ -5,6 +5,7 @@
  * server, reached as @google-cloud/storage reaches an emulator: STORAGE_EMULATOR_HOST).
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { createLogger, QdrantStore, TeiEmbedder } from '@rag/core';
 import { backupCollection, QdrantCluster, restoreCollection, SnapshotArchive } from '@rag/core/backup';
@@ -98,7 +99,68 @@ describe('backup and restore of the collection', () => {
     const stored = gcs.get(object)!;
     gcs.put(object, Buffer.from(stored.bytes.toString('utf8').replace('"points":[', '"points":[]')), stored.metadata);
     const before = collectionState();
-    await expect(restoreCollection(api, archive, COLLECTION)).rejects.toMatchObject({ code: 'RAG_STORE_UNAVAILABLE', message: expect.stringMatching(/checksum mismatch/) });
+    await expect(restoreCollection(api, archive, COLLECTION)).rejects.toMatchObject({ code: 'RAG_BACKUP_CHECKSUM_MISMATCH' });
     expect(collectionState()).toBe(before);
+  }, 60_000);
+
+  // Issue 32 (Medium 2): restore trusted whatever was newest in the bucket.
+  it('refuses a planted snapshot without checksum metadata (RAG_BACKUP_UNVERIFIED) unless --allow-unverified is given', async () => {
+    const archive = new SnapshotArchive({ bucket: 'acme-rag-backups', prefix: 'planted/', apiEndpoint: gcs.baseUrl });
+    const api = new QdrantCluster({ url: qdrantUrl });
+    const { layout } = await backupCollection(api, archive, COLLECTION, 3, new Date('2026-12-01T02:17:00Z'));
+    // Newer than the real backup, in the single-object form older backups have, and no qdrant-checksum.
+    const planted = `planted/${COLLECTION}/2099-01-01T00-00-00.000Z-planted.snapshot`;
+    gcs.put(planted, gcs.get(layout.peers[0]!.object)!.bytes);
+    const points = qdrant.collections.get(COLLECTION)!.points;
+    const removed = [...points.keys()][0]!;
+    points.delete(removed);
+    const before = collectionState();
+    await expect(restoreCollection(api, archive, COLLECTION)).rejects.toMatchObject({ code: 'RAG_BACKUP_UNVERIFIED', message: expect.stringContaining(planted) });
+    expect(collectionState()).toBe(before);
+    const refused = await backupCli('restore', '--from', 'gs://acme-rag-backups/planted/').catch((error: { code: number; stderr: string }) => error);
+    expect(refused).toMatchObject({ code: 2, stderr: expect.stringMatching(/^RAG_BACKUP_UNVERIFIED: /) });
+    expect(collectionState()).toBe(before);
+    expect(await backupCli('restore', '--from', 'gs://acme-rag-backups/planted/', '--allow-unverified')).toBe(`restored: gs://acme-rag-backups/${planted} into ${COLLECTION}\n`);
+    expect(qdrant.collections.get(COLLECTION)!.points.has(removed)).toBe(true);
+  }, 60_000);
+
+  it('refuses a snapshot whose bytes and checksum metadata were both rewritten (the layout keeps the checksum the backup wrote)', async () => {
+    const archive = new SnapshotArchive({ bucket: 'acme-rag-backups', prefix: 'forged/', apiEndpoint: gcs.baseUrl });
+    const api = new QdrantCluster({ url: qdrantUrl });
+    const { layout } = await backupCollection(api, archive, COLLECTION, 1);
+    const object = layout.peers[0]!.object;
+    const forged = Buffer.from(gcs.get(object)!.bytes.toString('utf8').replace(/"id":"[^"]+"/, '"id":"00000000-0000-0000-0000-000000000000"'));
+    gcs.put(object, forged, { 'qdrant-checksum': createHash('sha256').update(forged).digest('hex') });
+    const before = collectionState();
+    await expect(restoreCollection(api, archive, COLLECTION)).rejects.toMatchObject({ code: 'RAG_BACKUP_CHECKSUM_MISMATCH' });
+    expect(collectionState()).toBe(before);
+  }, 60_000);
+});
+
+describe('backup --keep', () => {
+  const names = async (archive: SnapshotArchive) => (await archive.list(COLLECTION)).map((backup) => backup.name);
+
+  // Issue 32 (Medium 1): `--keep abc`, `0` or an empty value deleted every archived backup and exited 0.
+  it.each([['abc'], ['0'], [''], ['-1'], ['2.5']])('refuses --keep %j with a usage error, exit 2, nothing backed up or removed', async (keep) => {
+    const archive = new SnapshotArchive({ bucket: 'acme-rag-backups', prefix: 'keep-guard/', apiEndpoint: gcs.baseUrl });
+    const api = new QdrantCluster({ url: qdrantUrl });
+    if ((await names(archive)).length === 0) {
+      await backupCollection(api, archive, COLLECTION, 5, new Date('2026-11-01T02:17:00Z'));
+      await backupCollection(api, archive, COLLECTION, 5, new Date('2026-11-02T02:17:00Z'));
+    }
+    const before = await names(archive);
+    const refused = await backupCli('backup', '--to', 'gs://acme-rag-backups/keep-guard/', `--keep=${keep}`).catch((error: { code: number; stderr: string }) => error);
+    expect(refused).toMatchObject({ code: 2, stderr: expect.stringMatching(/^RAG_CONFIG_INVALID: .*--keep takes a positive integer/) });
+    expect(await names(archive)).toEqual(before);
+    await expect(backupCollection(api, archive, COLLECTION, Number(keep))).rejects.toMatchObject({ code: 'RAG_CONFIG_INVALID' });
+    expect(await names(archive)).toEqual(before);
+  }, 60_000);
+
+  it('never removes the backup just written, even behind a folder named later than it', async () => {
+    const archive = new SnapshotArchive({ bucket: 'acme-rag-backups', prefix: 'protect/', apiEndpoint: gcs.baseUrl });
+    gcs.put(`protect/${COLLECTION}/9999-01-01T00-00-00.000Z/layout.json`, '{}');
+    const written = await backupCollection(new QdrantCluster({ url: qdrantUrl }), archive, COLLECTION, 1, new Date('2026-12-05T02:17:00Z'));
+    expect(written.pruned).toEqual([`protect/${COLLECTION}/9999-01-01T00-00-00.000Z/layout.json`]);
+    expect(await names(archive)).toEqual(['2026-12-05T02-17-00.000Z']);
   }, 60_000);
 });

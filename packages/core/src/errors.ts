@@ -33,6 +33,10 @@ export const errorCatalog = {
     status: 404,
     message: 'No such document: check the source, as a citation names it (URL-encoded after /documents/); a document outside your key\'s groups reads as missing.',
   },
+  RAG_DOCUMENT_NAME_TOO_LONG: {
+    status: 414,
+    message: 'The document name is longer than any source the API serves (4,096 characters once URL-decoded): check the link.',
+  },
   RAG_DOCUMENTS_NOT_SERVED: {
     status: 404,
     message: 'This server does not serve the original documents: set RAG_DOCUMENTS_DIR to the folder that was ingested, or GCS_BUCKET for a bucket (signed URLs).',
@@ -124,6 +128,16 @@ export const errorCatalog = {
     status: 422,
     message:
       'Converting and chunking the document took longer than INGEST_CONVERT_TIMEOUT_MS (default 120 s) and was stopped; it was not indexed, its previous points, if any, are kept, and the other documents went on. Raise INGEST_CONVERT_TIMEOUT_MS for a document that is only long, or split it.',
+  },
+  RAG_BACKUP_UNVERIFIED: {
+    status: 409,
+    message:
+      'The backup was not restored: a snapshot in the bucket carries no qdrant-checksum metadata (or its layout names a missing object), so nothing shows that a backup wrote it. Restore a backup the backup job wrote, or pass --allow-unverified if you know where this one comes from.',
+  },
+  RAG_BACKUP_CHECKSUM_MISMATCH: {
+    status: 409,
+    message:
+      'The backup was not restored: a snapshot does not match the checksum its backup recorded (the bytes, or its metadata against layout.json, differ). The object was changed in the bucket: restore an older backup.',
   },
   RAG_BACKUP_LAYOUT_MISMATCH: {
     status: 409,

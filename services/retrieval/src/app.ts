@@ -78,9 +78,24 @@ function timeoutOptions(overrides: Partial<HttpTimeouts> = {}) {
   return { requestTimeout: requestMs, connectionTimeout: idleMs, keepAliveTimeout: keepAliveMs, http: { requestTimeout: requestMs, connectionsCheckingInterval: checkIntervalMs } };
 }
 
+/**
+ * Fastify's maxParamLength (default 100, https://fastify.dev/docs/latest/Reference/Server/#maxparamlength): a longer
+ * parameter is routed to "not found", so `/documents/<a gs:// name of 101 characters>` failed. 16 KiB is Node's whole
+ * request head (--max-http-header-size, https://nodejs.org/api/cli.html#--max-http-header-sizesize): every name a
+ * request can carry reaches the route, which refuses one past its own limit with a coded 414.
+ */
+const MAX_PARAM_LENGTH = 16 * 1024;
+
 /** The retrieval API, built from ports only: tests wire it with local adapters and real HTTP. */
 export function buildApp(deps: AppDependencies): FastifyInstance {
-  const app = Fastify({ loggerInstance: deps.logger as FastifyBaseLogger, bodyLimit: 64 * 1024, disableRequestLogging: true, ...timeoutOptions(deps.httpTimeouts), ...frameworkErrorOptions });
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: 64 * 1024,
+    disableRequestLogging: true,
+    maxParamLength: MAX_PARAM_LENGTH,
+    ...timeoutOptions(deps.httpTimeouts),
+    ...frameworkErrorOptions,
+  });
   // JSON only: any other media type is refused with 415 instead of reaching the routes as a string.
   app.removeContentTypeParser('text/plain');
   // First, so that the server span is active in every later hook (auth, rate limits) and handler.

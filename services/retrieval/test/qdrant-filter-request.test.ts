@@ -70,6 +70,14 @@ describe('QdrantStore with a search filter', () => {
     expect(body!.prefetch.map((prefetch) => prefetch.filter)).toEqual([expected, expected]);
   });
 
+  it('sends no source condition for a match-all glob (`**`), rather than every indexed source', async () => {
+    qdrant.queries.length = 0;
+    const hits = await store.search({ dense: [1, 0], sparse: encodeQuery('rollback'), limit: 5, prefetchLimit: 20, visibleGroups: [], filter: toSearchFilter({ source: '**', type: 'pdf' }) });
+    expect(hits.map((hit) => hit.source)).toEqual(['hr/c.pdf']);
+    const [body] = qdrant.queries as Array<{ filter: { must: unknown[] } }>;
+    expect(body!.filter.must).toEqual([{ key: 'type', match: { any: ['pdf'] } }]);
+  });
+
   it('answers nothing, without a query, for a glob no indexed source matches', async () => {
     qdrant.queries.length = 0;
     expect(await store.search({ dense: [1, 0], sparse: encodeQuery('rollback'), limit: 5, prefetchLimit: 20, visibleGroups: [], filter: toSearchFilter({ source: 'nothing/**' }) })).toEqual([]);

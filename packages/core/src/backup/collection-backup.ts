@@ -1,15 +1,23 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RagError } from '../errors.ts';
 import type { QdrantCluster, QdrantPeer } from './qdrant-cluster.ts';
-import { SnapshotArchive } from './snapshot-archive.ts';
+import { SnapshotArchive, type ArchivedSnapshot } from './snapshot-archive.ts';
 
 /** What a backup records beside its snapshots: which peer held which shards, so that a restore puts each back. */
 export interface BackupLayout {
   collection: string;
   shardCount: number;
-  peers: Array<{ peerId: number; uri: string; shards: number[]; object: string; size: number }>;
+  /** `checksum`: Qdrant's SHA-256 of the snapshot, also the object's `qdrant-checksum` metadata (absent in layouts written before). */
+  peers: Array<{ peerId: number; uri: string; shards: number[]; object: string; size: number; checksum?: string | undefined }>;
+}
+
+export interface RestoreOptions {
+  /** Restore a snapshot that carries no checksum (`--allow-unverified`): nothing then tells it from a planted object. */
+  allowUnverified?: boolean | undefined;
 }
 
 export interface BackupResult {
@@ -26,6 +34,8 @@ export interface BackupResult {
  * is written and the archive keeps `keep` backups.
  */
 export async function backupCollection(cluster: QdrantCluster, archive: SnapshotArchive, collection: string, keep: number, now = new Date()): Promise<BackupResult> {
+  // Before anything is written: keep 0 (or NaN from a bad flag) would prune every backup, this one included.
+  if (!Number.isSafeInteger(keep) || keep < 1) throw new RagError('RAG_CONFIG_INVALID', `keep must be a positive integer (got ${keep}): nothing was backed up or removed.`);
   const backup = SnapshotArchive.backupName(now);
   const layout: BackupLayout = { collection, shardCount: 0, peers: [] };
   for (const peer of await cluster.peers()) {
@@ -36,14 +46,14 @@ export async function backupCollection(cluster: QdrantCluster, archive: Snapshot
     const snapshot = await snapshots.create(collection);
     try {
       const object = await archive.putSnapshot(collection, backup, peer.peerId, snapshot.name, await snapshots.download(collection, snapshot.name), snapshot.checksum);
-      layout.peers.push({ peerId: peer.peerId, uri: peer.uri, shards: shards.shards, object, size: snapshot.size });
+      layout.peers.push({ peerId: peer.peerId, uri: peer.uri, shards: shards.shards, object, size: snapshot.size, ...(snapshot.checksum ? { checksum: snapshot.checksum } : {}) });
     } finally {
       await snapshots.delete(collection, snapshot.name);
     }
   }
   if (layout.peers.length === 0) throw new RagError('RAG_STORE_UNAVAILABLE', `No Qdrant peer holds collection ${collection}: nothing to back up.`);
   const object = await archive.putLayout(collection, backup, layout);
-  const pruned = await archive.prune(collection, keep);
+  const pruned = await archive.prune(collection, keep, backup);
   return { object, layout, size: layout.peers.reduce((total, peer) => total + peer.size, 0), pruned };
 }
 
@@ -55,26 +65,61 @@ export async function backupCollection(cluster: QdrantCluster, archive: Snapshot
  * per-peer backups) also restores into a single node that lost the collection, which Qdrant then creates ("If the
  * collection does not exist, it will be created": snapshots/upload). Each file is downloaded to a temporary folder,
  * then uploaded with its checksum, which Qdrant verifies.
+ *
+ * Whatever is newest in the bucket is not trusted as such: every snapshot must carry the checksum the backup wrote
+ * (its `qdrant-checksum` metadata, and the layout's record of it where the layout has one, equal), checked before
+ * anything is restored, and the downloaded bytes must hash to it (RAG_BACKUP_UNVERIFIED, RAG_BACKUP_CHECKSUM_MISMATCH).
+ * `allowUnverified` restores a snapshot without a checksum.
  */
-export async function restoreCollection(cluster: QdrantCluster, archive: SnapshotArchive, collection: string, chosen?: string): Promise<string> {
+export async function restoreCollection(cluster: QdrantCluster, archive: SnapshotArchive, collection: string, chosen?: string, options: RestoreOptions = {}): Promise<string> {
   const backups = await archive.list(collection);
   const backup = chosen ? backups.find((candidate) => candidate.name === chosen || candidate.layout === chosen || candidate.snapshots.some((snapshot) => snapshot.object === chosen)) : backups[0];
   if (!backup) throw new RagError('RAG_STORE_UNAVAILABLE', chosen ? `No archived backup ${chosen} for ${collection}.` : `No archived backup for ${collection}.`);
   const layout = backup.layout ? ((await archive.readLayout(backup.layout)) as BackupLayout) : undefined;
   const targets = await restoreTargets(cluster, collection, layout);
+  const restores = (targets.length ? targets : [{ peer: (await cluster.peers())[0]!, object: backup.snapshots[0]!.object }]).map(({ peer, object }) => {
+    const snapshot = backup.snapshots.find((candidate) => candidate.object === object);
+    if (!snapshot) throw new RagError('RAG_BACKUP_UNVERIFIED', `Nothing was restored: the layout names ${object}, which is not in the bucket.`);
+    return { peer, snapshot, checksum: expectedChecksum(snapshot, layout, options) };
+  });
   const folder = await mkdtemp(join(tmpdir(), 'rag-restore-'));
   try {
-    for (const { peer, object } of targets.length ? targets : [{ peer: (await cluster.peers())[0]!, object: backup.snapshots[0]!.object }]) {
-      const snapshot = backup.snapshots.find((candidate) => candidate.object === object)!;
+    for (const { peer, snapshot, checksum } of restores) {
       const path = join(folder, 'collection.snapshot');
       await archive.download(snapshot.object, path);
-      await cluster.snapshotsOf(peer).recover(collection, path, snapshot.checksum);
+      if (checksum !== undefined && (await sha256OfFile(path)) !== checksum) {
+        throw new RagError('RAG_BACKUP_CHECKSUM_MISMATCH', `${snapshot.object} does not hash to the checksum its backup recorded: it was not restored.`);
+      }
+      await cluster.snapshotsOf(peer).recover(collection, path, checksum);
       await rm(path, { force: true });
     }
     return backup.layout ?? backup.snapshots[0]!.object;
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
+}
+
+/**
+ * The checksum a snapshot must hash to: its metadata's, which the layout (when it records one) must repeat; an
+ * object's metadata can be rewritten with the object, the layout is a second object to forge. Undefined only when
+ * allowed.
+ */
+function expectedChecksum(snapshot: ArchivedSnapshot, layout: BackupLayout | undefined, options: RestoreOptions): string | undefined {
+  const recorded = layout?.peers.find((peer) => peer.object === snapshot.object)?.checksum;
+  if (snapshot.checksum === undefined) {
+    if (options.allowUnverified) return recorded;
+    throw new RagError('RAG_BACKUP_UNVERIFIED', `Nothing was restored: ${snapshot.object} carries no qdrant-checksum metadata, so nothing says this backup wrote it.`);
+  }
+  if (recorded !== undefined && recorded !== snapshot.checksum) {
+    throw new RagError('RAG_BACKUP_CHECKSUM_MISMATCH', `Nothing was restored: ${snapshot.object}'s checksum metadata is not the one its layout recorded.`);
+  }
+  return snapshot.checksum;
+}
+
+async function sha256OfFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 /** Each recorded snapshot's peer now, after checking the cluster still lays the collection out as recorded. */

@@ -97,9 +97,16 @@ export class SnapshotArchive {
     await pipeline(this.bucket().file(object).createReadStream(), createWriteStream(path));
   }
 
-  /** Removes all but the newest `keep` backups of the collection (every object of each); returns the objects removed. */
-  async prune(collection: string, keep: number): Promise<string[]> {
-    const old = (await this.list(collection)).slice(keep).flatMap((backup) => [...backup.snapshots.map((snapshot) => snapshot.object), ...(backup.layout ? [backup.layout] : [])]);
+  /**
+   * Removes all but the newest `keep` backups of the collection (every object of each), never `protectedBackup` (the
+   * one just written: a planted folder named later than it would otherwise count as newer); returns the objects removed.
+   */
+  async prune(collection: string, keep: number, protectedBackup?: string): Promise<string[]> {
+    if (!Number.isSafeInteger(keep) || keep < 1) throw new RangeError(`keep must be a positive integer, got ${keep}`);
+    const old = (await this.list(collection))
+      .filter((backup) => backup.name !== protectedBackup)
+      .slice(protectedBackup === undefined ? keep : keep - 1)
+      .flatMap((backup) => [...backup.snapshots.map((snapshot) => snapshot.object), ...(backup.layout ? [backup.layout] : [])]);
     for (const object of old) await this.bucket().file(object).delete();
     return old;
   }

@@ -1,12 +1,21 @@
-import { realpath, stat } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { constants } from 'node:fs';
+import { open, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { RagError } from '../errors.ts';
 import type { DocumentLocation, DocumentOrigin } from './document-origin.ts';
 
 /**
+ * O_NOFOLLOW: opening a symbolic link fails (ELOOP) instead of opening what it points to; O_NONBLOCK: a FIFO put at
+ * the path does not hold the request until a writer comes (it is then refused as not a file). open(2).
+ */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/**
  * The files of a folder source, named as ingest names them (the path relative to the folder, with `/`).
- * A source must stay inside the folder however it is spelled (`..`, an absolute path, a symbolic link
- * inside pointing out): the check is made on the real path of the file, after every link is resolved.
+ * A source must stay inside the folder and name a regular file there without a symbolic link on the way (the
+ * ingest skips links, so no indexed document is one): a link, even one pointing inside the folder, would let a
+ * public path serve a restricted file. The file is opened first and then checked, and the caller reads that open
+ * file, so a path swapped between the check and the read is never followed.
  */
 export class FolderDocuments implements DocumentOrigin {
   constructor(private readonly root: string) {}
@@ -14,17 +23,37 @@ export class FolderDocuments implements DocumentOrigin {
   async locate(source: string): Promise<DocumentLocation> {
     if (source === '' || source.includes('\0') || isAbsolute(source) || source.split(/[\\/]/).includes('..')) throw notFound(source);
     const root = await realpath(this.root);
-    let path: string;
+    const path = join(root, normalize(source));
+    const inside = relative(root, path);
+    if (inside === '' || inside.startsWith(`..${sep}`) || inside === '..' || isAbsolute(inside)) throw notFound(source);
+    let file: FileHandle;
     try {
-      path = await realpath(resolve(root, source));
+      file = await open(path, OPEN_FLAGS);
     } catch {
       throw notFound(source);
     }
-    const inside = relative(root, path);
-    if (inside === '' || inside.startsWith(`..${sep}`) || inside === '..' || isAbsolute(inside)) throw notFound(source);
-    if (!(await stat(path)).isFile()) throw notFound(source);
-    return { kind: 'file', path };
+    try {
+      const size = await openedRegularFileAt(file, path);
+      if (size === undefined) throw notFound(source);
+      return { kind: 'file', path, file, size };
+    } catch (error) {
+      await file.close();
+      throw error;
+    }
   }
+}
+
+/**
+ * The opened file's size when it is a regular file that `path` still names with no link in any component (the real
+ * path is the path itself, and it holds the same inode as the handle); undefined otherwise. A folder on the way swapped
+ * for a link before the open and back after it leaves the handle on another inode than the path's: refused.
+ */
+async function openedRegularFileAt(file: FileHandle, path: string): Promise<number | undefined> {
+  const opened = await file.stat();
+  if (!opened.isFile()) return undefined;
+  const [real, atPath] = await Promise.all([realpath(path).catch(() => undefined), stat(path).catch(() => undefined)]);
+  if (real !== path || !atPath || atPath.dev !== opened.dev || atPath.ino !== opened.ino) return undefined;
+  return opened.size;
 }
 
 function notFound(source: string): RagError {

@@ -48,6 +48,9 @@ export class IngestSummary {
   /** Chunk contexts (CONTEXT_MODE=llm): failed ones count in `errors`; failed and deferred ones are asked again next run. */
   readonly contexts = { written: 0, cached: 0, failed: 0, deferred: 0, promptTokens: 0, completionTokens: 0 };
 
+  /** Custom metadata keys left out (an invalid name, or past the cap per document; custom-metadata-keys.ts), by document. */
+  readonly ignoredMetaKeys: Array<{ uri: string; keys: readonly string[] }> = [];
+
   /** The share of the listing this run synced (--shard, INGEST_SHARDS), or undefined for the whole listing. */
   constructor(readonly shard?: Shard | undefined) {}
 
@@ -80,6 +83,14 @@ export class IngestSummary {
     if (pages === 0) return undefined;
     const how = withoutLinks === pages ? 'indexed without their links (INGEST_LINK_PAGES=full keeps them)' : 'indexed with their links';
     return `link lists: ${pages} ${pages === 1 ? 'page' : 'pages'} (tables of contents, indexes) ${how}`;
+  }
+
+  /** The custom metadata keys the run left out, printed before the summary line when there are any. */
+  ignoredMetaKeysLine(): string | undefined {
+    if (this.ignoredMetaKeys.length === 0) return undefined;
+    const keys = [...new Set(this.ignoredMetaKeys.flatMap((entry) => entry.keys))];
+    const shown = keys.slice(0, 5).map((key) => JSON.stringify(key.slice(0, 60))).join(', ');
+    return `metadata: ${keys.length} custom ${keys.length === 1 ? 'key' : 'keys'} ignored on ${this.ignoredMetaKeys.length} ${this.ignoredMetaKeys.length === 1 ? 'document' : 'documents'} (${shown}${keys.length > 5 ? ', …' : ''}): a key is letters, digits, _ and -, at most 100, and 32 keys a document`;
   }
 
   toLine(): string {

@@ -134,6 +134,7 @@ async function syncAll(options: IngestOptions): Promise<IngestSummary> {
       }
       run.summary.files += 1;
       seen.add(document.uri);
+      reportIgnoredMetaKeys(document, run);
       if (options.pruneOnly) continue;
       track(preparing, limit(() => syncDocumentSafely(document, indexed.get(document.uri), run, writing)));
       while (preparing.size >= options.concurrency * LISTED_AHEAD_PER_WORKER) await Promise.race(preparing);
@@ -177,6 +178,13 @@ function countSkippedEntries({ options, summary }: Run): void {
     summary.skippedEntries += 1;
     options.logger.info({ uri: entry.uri, reason: entry.reason }, 'skipped');
   }
+}
+
+/** A document's custom metadata keys its source left out: a warning and a line of the job's report, never a failure. */
+function reportIgnoredMetaKeys(document: SourceDocument, { options, summary }: Run): void {
+  if (!document.ignoredMetaKeys?.length) return;
+  summary.ignoredMetaKeys.push({ uri: document.uri, keys: document.ignoredMetaKeys });
+  options.logger.warn({ uri: document.uri, keys: document.ignoredMetaKeys.slice(0, 20) }, 'custom metadata keys ignored: a key is letters, digits, _ and -, at most 100, and 32 keys a document');
 }
 
 /** Keeps a promise in `pending` until it settles, so the set holds only what is still running. */

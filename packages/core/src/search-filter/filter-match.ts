@@ -1,6 +1,6 @@
-import picomatch from 'picomatch';
 import type { DocumentMetadata } from './document-metadata.ts';
 import type { SearchFilter } from './search-controls.ts';
+import { compileSourceGlob, compileTitlePattern } from './linear-pattern.ts';
 
 /**
  * The filter as a test of one document (the embedded store's; Qdrant gets the same conditions as a payload
@@ -23,9 +23,11 @@ export function documentMatcher(filter: SearchFilter): (source: string, metadata
   };
 }
 
-/** `source` globs are picomatch's, with dotfiles matched (as access rules are): `docs/**` covers docs/.x/y.md. */
+/** `source` globs (linear-pattern.ts): the same syntax as picomatch's with dotfiles matched, run in linear time. */
 export function sourceGlobMatcher(glob: string | undefined): ((source: string) => boolean) | undefined {
-  return glob === undefined ? undefined : picomatch(glob, { dot: true });
+  if (glob === undefined) return undefined;
+  const pattern = compileSourceGlob(glob);
+  return (source) => pattern.matches(source);
 }
 
 /**
@@ -34,7 +36,6 @@ export function sourceGlobMatcher(glob: string | undefined): ((source: string) =
  */
 export function titlePatternMatcher(pattern: string | undefined): ((title: string) => boolean) | undefined {
   if (pattern === undefined) return undefined;
-  const source = [...pattern].map((character) => (character === '*' ? '.*' : character === '?' ? '.' : character.replace(/[\\^$.|+()[\]{}]/g, '\\$&'))).join('');
-  const regex = new RegExp(`^${source}$`, 'isu');
-  return (title) => regex.test(title);
+  const compiled = compileTitlePattern(pattern);
+  return (title) => compiled.matches(title);
 }

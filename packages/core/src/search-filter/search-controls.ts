@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { RagError } from '../errors.ts';
+import { CUSTOM_FIELD_KEY } from './custom-metadata-keys.ts';
+import { compileSourceGlob, isMatchAllGlob } from './linear-pattern.ts';
 import { freshnessSchema, toFreshnessBoost, type FreshnessBoost } from './freshness.ts';
 
 /**
@@ -12,21 +14,21 @@ import { freshnessSchema, toFreshnessBoost, type FreshnessBoost } from './freshn
  * ```
  *
  * Every field is optional and they AND; a list matches any of its values. `source` is a glob over the
- * source path (picomatch, `**` crosses folders); `title` a case-insensitive pattern over the document's title. Dates are RFC 3339; after is inclusive, before exclusive.
+ * source path (picomatch's syntax, `**` crosses folders, `**` alone is no filter; run by a linear-time engine, linear-pattern.ts); `title` a case-insensitive pattern over the document's title. Dates are RFC 3339; after is inclusive, before exclusive.
  */
 const oneOrMany = z.union([z.string().min(1).max(200), z.array(z.string().min(1).max(200)).min(1).max(50)]);
 const dateTime = z.string().datetime({ offset: true });
 
 export const searchFilterSchema = z
   .object({
-    source: z.string().min(1).max(500).optional().describe('glob over the source path, e.g. "docs/operator-manual/**"'),
+    source: z.string().min(1).max(500).refine(isValidSourceGlob, 'not a valid glob').optional().describe('glob over the source path, e.g. "docs/operator-manual/**"'),
     title: z.string().min(1).max(300).optional().describe('pattern over the document title, case-insensitive: * any characters, ? one, e.g. "*runbook*"'),
     type: oneOrMany.optional().describe('file type(s): the extension without the dot, e.g. ["md", "pdf"]'),
     modified_after: dateTime.optional().describe('RFC 3339: documents modified at or after this time'),
     modified_before: dateTime.optional().describe('RFC 3339: documents modified before this time'),
     meta: z
       // Keys are payload paths in Qdrant (`meta.<key>`): a dot or bracket would address something else.
-      .record(z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'a meta key is letters, digits, _ and -'), oneOrMany)
+      .record(z.string().regex(CUSTOM_FIELD_KEY, 'a meta key is letters, digits, _ and -'), oneOrMany)
       .refine((meta) => Object.keys(meta).length <= 20, 'at most 20 keys')
       .optional()
       .describe('custom fields (.rag-metadata.yaml, GCS custom metadata): key → value or any of values'),
@@ -90,13 +92,23 @@ export function toSearchFilter(input: SearchFilterInput): SearchFilter {
   const list = (value: string | string[] | undefined) => (value === undefined ? undefined : typeof value === 'string' ? [value] : value);
   const seconds = (time: string | undefined) => (time === undefined ? undefined : Math.floor(Date.parse(time) / 1000));
   return {
-    source: input.source,
+    // `**` lets every source through: no source condition at all, rather than one listing every indexed source.
+    source: input.source === undefined || isMatchAllGlob(input.source) ? undefined : input.source,
     title: input.title,
     types: list(input.type)?.map((type) => type.replace(/^\./, '').toLowerCase()),
     modifiedAfter: seconds(input.modified_after),
     modifiedBefore: seconds(input.modified_before),
     meta: input.meta && Object.fromEntries(Object.entries(input.meta).map(([key, value]) => [key, list(value)!])),
   };
+}
+
+function isValidSourceGlob(glob: string): boolean {
+  try {
+    compileSourceGlob(glob);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether the filter restricts anything at all. */

@@ -29,6 +29,8 @@ export interface SourceDocument {
    * of it alone rewrites the payload of its chunks without reading the document. Absent: the source gives none.
    */
   metadata?: DocumentMetadata | undefined;
+  /** Custom metadata keys the source left out of `metadata` (custom-metadata-keys.ts): reported by the run, never a failure. */
+  ignoredMetaKeys?: readonly string[] | undefined;
   read(signal?: AbortSignal): Promise<Buffer>;
 }
 

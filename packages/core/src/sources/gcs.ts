@@ -3,6 +3,7 @@ import { parseGroupList } from '../access/groups.ts';
 import { RagError } from '../errors.ts';
 import { epochSecondsOf, fileTypeOf } from '../search-filter/document-metadata.ts';
 import type { DocumentSource, SourceDocument } from './document-source.ts';
+import { customFieldsOf } from '../search-filter/custom-metadata-keys.ts';
 
 export interface GcsSourceOptions {
   bucket: string;
@@ -54,12 +55,14 @@ export class GcsSource implements DocumentSource {
     const uri = `gs://${this.options.bucket}/${file.name}`;
     const { md5Hash, generation, metadata } = file.metadata;
     const groups = metadata?.[GROUPS_METADATA_KEY];
+    const custom = customFieldsOf(customFields(metadata));
     return {
       uri,
       sourceVersion: md5Hash ? `md5:${md5Hash}` : `generation:${String(generation)}`,
       size: file.metadata.size === undefined ? undefined : Number(file.metadata.size),
       groups: parseGroupList(typeof groups === 'string' ? groups : undefined),
-      metadata: { type: fileTypeOf(file.name), size: file.metadata.size === undefined ? undefined : Number(file.metadata.size), modifiedAt: epochSecondsOf(file.metadata.updated), meta: customFields(metadata) },
+      metadata: { type: fileTypeOf(file.name), size: file.metadata.size === undefined ? undefined : Number(file.metadata.size), modifiedAt: epochSecondsOf(file.metadata.updated), meta: custom.meta },
+      ...(custom.ignoredKeys.length > 0 ? { ignoredMetaKeys: custom.ignoredKeys } : {}),
       read: async () => {
         try {
           const [bytes] = await file.download();

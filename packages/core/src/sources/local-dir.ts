@@ -5,6 +5,7 @@ import { RagError } from '../errors.ts';
 import { fileTypeOf, epochSecondsOf } from '../search-filter/document-metadata.ts';
 import { METADATA_FILE, MetadataRules } from '../search-filter/metadata-rules.ts';
 import type { DocumentSource, SkippedEntry, SourceDocument } from './document-source.ts';
+import { customFieldsOf } from '../search-filter/custom-metadata-keys.ts';
 
 const STATS_AT_ONCE = 64;
 const SYMBOLIC_LINK = 'symbolic link, not followed';
@@ -67,13 +68,15 @@ export class LocalDirectorySource implements DocumentSource {
   private async document(path: string, access: AccessRules, metadataRules: MetadataRules): Promise<SourceDocument> {
     const info = await stat(path);
     const uri = this.uriOf(path);
+    const custom = customFieldsOf(metadataRules.fieldsOf(uri));
     return {
       uri,
       sourceVersion: `${info.mtimeMs}:${info.size}`,
       size: info.size,
       groups: access.groupsOf(uri),
       accessFileMissing: !access.present,
-      metadata: { type: fileTypeOf(uri), size: info.size, modifiedAt: epochSecondsOf(info.mtime), meta: metadataRules.fieldsOf(uri) },
+      metadata: { type: fileTypeOf(uri), size: info.size, modifiedAt: epochSecondsOf(info.mtime), meta: custom.meta },
+      ...(custom.ignoredKeys.length > 0 ? { ignoredMetaKeys: custom.ignoredKeys } : {}),
       read: () => readFile(path),
     };
   }

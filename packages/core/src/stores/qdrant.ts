@@ -268,7 +268,7 @@ export class QdrantStore implements VectorStore {
    */
   private async facetValuesMatching(key: string, matches: (value: string) => boolean, signal?: AbortSignal): Promise<string[]> {
     const facet = await this.run(() => this.client.facet(this.collection, { key, limit: MAX_FACET_SOURCES, exact: true }), signal);
-    // Not .filter(matches): picomatch takes a second argument, and filter passes the index.
+    // Not .filter(matches): filter passes the index as a second argument.
     return facet.hits.map((hit) => String(hit.value)).filter((source) => matches(source));
   }
 

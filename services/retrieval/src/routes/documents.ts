@@ -1,10 +1,10 @@
-import { createReadStream } from 'node:fs';
 import { extname } from 'node:path';
 import { isRagError, RagError, type DocumentOrigin, type PassageReader } from '@rag/core';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { documentLinkResponse } from '../api-schemas.ts';
 import type { OpenGate } from '../store-gate.ts';
+import { sendFile } from './document-file-reply.ts';
 import { visibleGroupsOf } from './search.ts';
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -20,30 +20,41 @@ const CONTENT_TYPES: Record<string, string> = {
 type DocumentLink = z.infer<typeof documentLinkResponse>;
 
 /**
+ * Longer than any source: a GCS object name is at most 1,024 bytes (https://cloud.google.com/storage/docs/objects#naming)
+ * plus `gs://<bucket>/`, a Linux path 4,096 (PATH_MAX).
+ */
+const MAX_SOURCE_LENGTH = 4096;
+
+/**
  * GET /documents/<source>: the original of a cited document (the source URL-encoded as citations name
  * it). Visible exactly when its passages are: a document outside the caller's groups, or not indexed,
  * is RAG_DOCUMENT_NOT_FOUND, as a passage would be. A document is written by anyone, so it is sent
  * under a sandboxing Content-Security-Policy: an HTML file cannot run script on the API's origin.
  */
 export function registerDocumentsRoute(app: FastifyInstance, deps: { passages: PassageReader; documents?: DocumentOrigin | undefined; storeGate?: OpenGate | undefined }): void {
+  // Every answer, an error's too: a document (or that it exists) is for this caller only, never for a shared cache.
+  const onSend = async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    reply.header('cache-control', 'private, no-store');
+    return payload;
+  };
   // One path segment: the source URL-encoded (docs%2Fapi.md), as a citation's source names it.
-  app.get('/documents/:source', async (request, reply) => {
+  app.get('/documents/:source', { onSend }, async (request, reply) => {
     const { source } = request.params as { source: string };
+    if (source.length > MAX_SOURCE_LENGTH) throw new RagError('RAG_DOCUMENT_NAME_TOO_LONG');
     if (!deps.documents) throw new RagError('RAG_DOCUMENTS_NOT_SERVED');
     await deps.storeGate?.ready();
     await assertVisible(deps.passages, source, visibleGroupsOf(request));
     const location = await deps.documents.locate(source);
     if (location.kind === 'redirect') {
-      reply.header('cache-control', 'no-store');
       // A page holding an API key cannot follow a cross-origin redirect with it: it asks for the URL instead.
       if (acceptsJson(request.headers.accept)) return { url: location.url, expires_at: location.expiresAt?.toISOString() } satisfies DocumentLink;
       return reply.redirect(location.url, 302);
     }
-    return reply
+    reply
       .header('content-type', CONTENT_TYPES[extname(location.path).toLowerCase()] ?? 'application/octet-stream')
       .header('content-security-policy', "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:")
-      .header('x-content-type-options', 'nosniff')
-      .send(createReadStream(location.path));
+      .header('x-content-type-options', 'nosniff');
+    return sendFile(request, reply, location.file, location.size);
   });
 }
 

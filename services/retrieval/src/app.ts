@@ -1,4 +1,4 @@
-import type { Answerer, DocumentOrigin, Logger, PassageReader, Retriever, Telemetry } from '@rag/core';
+import type { Answerer, DocumentOrigin, IncomingTraceTrust, Logger, PassageReader, Retriever, Telemetry } from '@rag/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ApiKeys } from './auth/api-keys.ts';
 import { registerAuth } from './auth/auth-plugin.ts';
@@ -36,6 +36,8 @@ export interface AppDependencies {
   readinessCacheMs?: number | undefined;
   /** Where GET /documents/<source> finds originals (RAG_DOCUMENTS_DIR or GCS_BUCKET); absent: RAG_DOCUMENTS_NOT_SERVED. */
   documents?: DocumentOrigin | undefined;
+  /** TRACE_TRUST_INCOMING: whose traceparent is continued; absent: nobody's, every request starts a trace. */
+  traceTrust?: IncomingTraceTrust | undefined;
 }
 
 export interface HttpTimeouts {
@@ -84,7 +86,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   // JSON only: any other media type is refused with 415 instead of reaching the routes as a string.
   app.removeContentTypeParser('text/plain');
   // First, so that the server span is active in every later hook (auth, rate limits) and handler.
-  registerRequestTracing(app);
+  registerRequestTracing(app, deps.traceTrust);
   registerErrorHandlers(app);
   registerAuth(app, deps.apiKeys);
   app.addHook('onResponse', async (request, reply) => {

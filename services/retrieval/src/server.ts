@@ -8,6 +8,7 @@ import {
   createStore,
   fusionOf,
   isRagError,
+  parseIncomingTraceTrust,
   PassageReader,
   Retriever,
   startTracing,
@@ -66,6 +67,7 @@ async function main(config: Config, logger: Logger): Promise<void> {
     isDraining: shutdown.isDraining,
     apiKeys,
     documents: await createDocumentOrigin(config),
+    traceTrust: parseIncomingTraceTrust(config.TRACE_TRUST_INCOMING),
   });
   shutdown.attach(app);
   await app.listen({ port: config.PORT, host: config.HOST });

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { buildChatMessages, EARLIER_TURNS_RULE } from '../../src/chat/prompt.ts';
 import type { SearchHit } from '../../src/domain.ts';
 import { condensedQuery, condenseMessages } from '../../src/conversation/condense.ts';
-import { expandFollowUp } from '../../src/conversation/expand-follow-up.ts';
+import { expandFollowUp, MAX_SEARCH_QUERY_CHARS } from '../../src/conversation/expand-follow-up.ts';
 import { assertConversationBounds, MAX_CONVERSATION_CHARS, recentTurns, withEarlierTurns, type ConversationTurn } from '../../src/conversation/conversation.ts';
 
 const turn = (role: 'user' | 'assistant', content: string): ConversationTurn => ({ role, content });
@@ -70,6 +70,18 @@ describe('conversation bounds', () => {
 });
 
 describe('the LLM-free follow-up query', () => {
+  it('is at most MAX_SEARCH_QUERY_CHARS (the API\'s bound on a question): the follow-up whole, older questions cut where the bound falls', () => {
+    const followUp = `${'f'.repeat(1500)}?`;
+    const previous = `${'p'.repeat(1500)}?`;
+    const earlier = [turn('user', 'o'.repeat(8000)), turn('assistant', 'a'), turn('user', previous), turn('assistant', 'b')];
+    const query = expandFollowUp(followUp, earlier);
+    expect(query).toHaveLength(MAX_SEARCH_QUERY_CHARS);
+    expect(query).toBe(`${followUp}\n${previous.slice(0, MAX_SEARCH_QUERY_CHARS - followUp.length - 1)}`);
+    // A follow-up past the bound on its own is cut too, never between the halves of a surrogate pair.
+    expect(expandFollowUp('x'.repeat(MAX_SEARCH_QUERY_CHARS + 500), earlier)).toBe('x'.repeat(MAX_SEARCH_QUERY_CHARS));
+    expect(expandFollowUp(`${'x'.repeat(MAX_SEARCH_QUERY_CHARS - 1)}😀`, earlier)).toBe('x'.repeat(MAX_SEARCH_QUERY_CHARS - 1));
+  });
+
   it('is the follow-up, then the two previous questions, most recent first; answers are left out', () => {
     const earlier = [turn('user', 'first?'), turn('assistant', 'one'), turn('user', 'second?'), turn('assistant', 'two'), turn('user', 'third?'), turn('assistant', 'three')];
     expect(expandFollowUp('and then?', earlier)).toBe('and then?\nthird?\nsecond?');

@@ -168,6 +168,8 @@ async function main(): Promise<void> {
       EMBED_MODEL: 'fake/hashed-bag-of-words',
       RERANK_URL: (await startFakeServer(teiRerank)).url,
       GATEWAY_URL: (await startFakeServer(new FakeGateway().handle)).url,
+      // The searches below come from one address, faster than the open API's default limit allows.
+      RAG_RATE_LIMIT_PER_ADDRESS: '0',
     };
     const ingest = await ingestCorpus(outRoot, env);
     console.error(ingest.line);

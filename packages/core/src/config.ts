@@ -112,6 +112,8 @@ export const configSchema = z
     JOB_COMPLETION_INDEX: integer(0, 9_999).optional(),
     /** YAML file of API keys (SHA-256 hashes, groups, rate limits); unset: the API is open and callers see public documents only. */
     RAG_AUTH_FILE: optionalText,
+    /** Without RAG_AUTH_FILE: requests (MCP messages) a minute each client address may send to the data routes; 0: no limit. */
+    RAG_RATE_LIMIT_PER_ADDRESS: integer(0, 1_000_000).default(600),
     /** A sync refuses to prune more than this share of the indexed documents (an emptied or mistyped source); --force-prune overrides. */
     INGEST_MAX_PRUNE_RATIO: z.coerce.number().min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1').default(0.5),
     /** Documents larger than this many bytes (50 MB, decimal) fail with RAG_DOCUMENT_TOO_LARGE instead of being read. */

@@ -63,6 +63,10 @@ export const errorCatalog = {
     message: 'This route needs an API key: send `Authorization: Bearer <key>`. Ask the operator for a key; the server holds only its SHA-256 (RAG_AUTH_FILE).',
   },
   RAG_RATE_LIMITED: { status: 429, message: 'Too many requests with this API key: wait the seconds given by Retry-After, then retry.' },
+  RAG_ADDRESS_RATE_LIMITED: {
+    status: 429,
+    message: 'Too many requests from this address to an API without keys (RAG_RATE_LIMIT_PER_ADDRESS): wait the seconds given by Retry-After, then retry.',
+  },
   RAG_AUTH_THROTTLED: {
     status: 429,
     message: 'Too many requests with a wrong API key from this address: wait the seconds given by Retry-After, then retry with a valid key. Requests with a valid key are not held back.',

@@ -19,7 +19,7 @@ export type { DocumentLocation, DocumentOrigin } from './documents/document-orig
 export { FolderDocuments } from './documents/folder-documents.ts';
 export { createDocumentOrigin } from './documents/create-document-origin.ts';
 export { CONDENSE_PROMPT_VERSION, condenseMessages, condensedQuery } from './conversation/condense.ts';
-export { expandFollowUp } from './conversation/expand-follow-up.ts';
+export { expandFollowUp, MAX_SEARCH_QUERY_CHARS } from './conversation/expand-follow-up.ts';
 export { searchQueryFor, type SearchQuery, type SearchQueryMethod } from './conversation/search-query.ts';
 export * from './chat/citations.ts';
 export { checkGrounding, MIN_CLAIM_STEMS, SUPPORT_THRESHOLD, type Grounding, type SentenceCheck, type SentenceStatus } from './answer-check/grounding.ts';

@@ -1,7 +1,7 @@
-import type { Answerer, DocumentOrigin, Logger, PassageReader, Retriever, Telemetry } from '@rag/core';
+import type { Answerer, DocumentOrigin, IncomingTraceTrust, Logger, PassageReader, Retriever, Telemetry } from '@rag/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ApiKeys } from './auth/api-keys.ts';
-import { registerAuth } from './auth/auth-plugin.ts';
+import { registerAuth, type AddressRateLimit } from './auth/auth-plugin.ts';
 import { frameworkErrorOptions, registerErrorHandlers } from './error-handler.ts';
 import { registerChatRoute } from './routes/chat.ts';
 import { registerDocumentsRoute } from './routes/documents.ts';
@@ -36,6 +36,10 @@ export interface AppDependencies {
   readinessCacheMs?: number | undefined;
   /** Where GET /documents/<source> finds originals (RAG_DOCUMENTS_DIR or GCS_BUCKET); absent: RAG_DOCUMENTS_NOT_SERVED. */
   documents?: DocumentOrigin | undefined;
+  /** Without apiKeys: RAG_RATE_LIMIT_PER_ADDRESS (server.ts passes it; on by default there). Absent: no limit. */
+  addressRateLimit?: AddressRateLimit | undefined;
+  /** TRACE_TRUST_INCOMING: whose traceparent is continued; absent: nobody's, every request starts a trace. */
+  traceTrust?: IncomingTraceTrust | undefined;
 }
 
 export interface HttpTimeouts {
@@ -99,9 +103,9 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   // JSON only: any other media type is refused with 415 instead of reaching the routes as a string.
   app.removeContentTypeParser('text/plain');
   // First, so that the server span is active in every later hook (auth, rate limits) and handler.
-  registerRequestTracing(app);
+  registerRequestTracing(app, deps.traceTrust);
   registerErrorHandlers(app);
-  registerAuth(app, deps.apiKeys);
+  registerAuth(app, deps.apiKeys, deps.addressRateLimit);
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unknown';
     deps.telemetry.recordRequest(route, outcomeOf(reply.statusCode));

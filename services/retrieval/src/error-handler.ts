@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { isRagError, RagError, type ErrorCode } from '@rag/core';
+import { errorCatalog, isRagError, RagError, type ErrorCode } from '@rag/core';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 
 /** Fastify's own request errors, mapped to our stable codes. */
@@ -25,8 +25,17 @@ export function toHttpError(error: unknown): RagError {
   return new RagError('RAG_INTERNAL', undefined, { cause: error });
 }
 
+/**
+ * What a client is told of an error. A dependency's failure (503, 504) is told by its code's message, which
+ * names the dependency ("The embedding server is unreachable or failing…"); the occurrence's detail (the
+ * endpoint, the dependency's own error text) is for the log line logRequestError writes, never the client.
+ */
+export function clientMessage(error: RagError): string {
+  return error.status === 503 || error.status === 504 ? errorCatalog[error.code].message : error.message;
+}
+
 export function errorBody(error: RagError): { error: { code: string; message: string } } {
-  return { error: { code: error.code, message: error.message } };
+  return { error: { code: error.code, message: clientMessage(error) } };
 }
 
 /** Logs a failed request by kind; client errors (4xx) are the client's business and are not logged. */

@@ -1,7 +1,7 @@
-import { RagError } from '@rag/core';
+import { MAX_SEARCH_QUERY_CHARS, RagError } from '@rag/core';
 import { z } from 'zod';
 
-export const MAX_QUERY_LENGTH = 2000;
+export const MAX_QUERY_LENGTH = MAX_SEARCH_QUERY_CHARS;
 
 const querySchema = z.string().trim().min(1).max(MAX_QUERY_LENGTH);
 const kSchema = z.number().int().min(1).max(50);

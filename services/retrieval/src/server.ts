@@ -8,6 +8,7 @@ import {
   createStore,
   fusionOf,
   isRagError,
+  parseIncomingTraceTrust,
   PassageReader,
   Retriever,
   startTracing,
@@ -66,6 +67,8 @@ async function main(config: Config, logger: Logger): Promise<void> {
     isDraining: shutdown.isDraining,
     apiKeys,
     documents: await createDocumentOrigin(config),
+    traceTrust: parseIncomingTraceTrust(config.TRACE_TRUST_INCOMING),
+    addressRateLimit: apiKeys ? undefined : { perMinute: config.RAG_RATE_LIMIT_PER_ADDRESS },
   });
   shutdown.attach(app);
   await app.listen({ port: config.PORT, host: config.HOST });
@@ -84,11 +87,17 @@ async function apiKeysOf(config: Config, logger: Logger): Promise<ApiKeys | unde
   }
   if (!isLoopback(config.HOST)) {
     logger.warn(
-      { host: config.HOST },
-      `RAG_AUTH_FILE is not set and HOST=${config.HOST} is reachable from other machines: anyone who reaches the port can search and chat, and sees public documents only. Set RAG_AUTH_FILE to require API keys (README, "Access").`,
+      { host: config.HOST, rateLimitPerAddress: config.RAG_RATE_LIMIT_PER_ADDRESS },
+      `RAG_AUTH_FILE is not set and HOST=${config.HOST} is reachable from other machines: anyone who reaches the port can search and chat, and sees public documents only. ${addressLimitText(config)} Set RAG_AUTH_FILE to require API keys with per-key limits (README, "Access").`,
     );
   }
   return undefined;
+}
+
+/** The open API's only brake, as the start warning and the banner say it. */
+function addressLimitText(config: Config): string {
+  const limit = config.RAG_RATE_LIMIT_PER_ADDRESS;
+  return limit > 0 ? `Rate limit: ${limit} requests a minute per client address (RAG_RATE_LIMIT_PER_ADDRESS).` : 'NO rate limit at all (RAG_RATE_LIMIT_PER_ADDRESS=0).';
 }
 
 function isLoopback(host: string): boolean {
@@ -132,6 +141,7 @@ function printWelcome(config: Config, port: number, chunks: number | undefined, 
       `Try:`,
       `  curl -s ${url}/search${auth} -H 'content-type: application/json' -d '{"query":"how is the sparse vector built?"}'`,
       `  curl -s ${url}/chat${auth} -H 'content-type: application/json' -d '{"query":"what happens when I change the embedding model?"}'`,
+      ...(config.RAG_AUTH_FILE ? [] : [`No API keys (RAG_AUTH_FILE unset): the API is open${isLoopback(config.HOST) ? '' : ` to every machine that reaches ${config.HOST}:${port}`}, public documents only. ${addressLimitText(config)}`]),
       ...(chunks === 0 ? ['The index is empty: index a folder first with `pnpm ingest ./your-docs` (or run `pnpm start` for this project\'s docs).'] : []),
       '',
     ].join('\n'),

@@ -111,10 +111,38 @@ describe('the server process', () => {
 
   const WARNING = /RAG_AUTH_FILE is not set and HOST=0\.0\.0\.0 is reachable from other machines/;
 
-  it('warns once at start when it listens beyond loopback without an auth file', async () => {
+  it('warns once at start when it listens beyond loopback without an auth file, naming the per-address limit, and says so in the banner', async () => {
     const { output, listened } = await startServer({ HOST: '0.0.0.0' });
     expect(listened).toBe(true);
-    expect(output.match(new RegExp(WARNING, 'g'))).toHaveLength(1);
+    const warnings = output.split('\n').filter((line) => WARNING.test(line));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/"level":40/);
+    expect(warnings[0]).toContain('Rate limit: 600 requests a minute per client address (RAG_RATE_LIMIT_PER_ADDRESS)');
+    expect(output).toMatch(/^No API keys \(RAG_AUTH_FILE unset\): the API is open to every machine that reaches 0\.0\.0\.0:\d+, public documents only\. Rate limit: 600 requests a minute per client address/m);
+  });
+
+  it('says loudly when the open API has no limit at all (RAG_RATE_LIMIT_PER_ADDRESS=0)', async () => {
+    const { output } = await startServer({ HOST: '0.0.0.0', RAG_RATE_LIMIT_PER_ADDRESS: '0' });
+    expect(output.split('\n').filter((line) => WARNING.test(line) && line.includes('NO rate limit at all (RAG_RATE_LIMIT_PER_ADDRESS=0)'))).toHaveLength(1);
+    expect(output).toMatch(/^No API keys .*NO rate limit at all/m);
+  });
+
+  it('limits each client address of the open API: past RAG_RATE_LIMIT_PER_ADDRESS a minute, 429 RAG_ADDRESS_RATE_LIMITED with Retry-After; probes are not counted', async () => {
+    const statuses: number[] = [];
+    let refused: { code?: string; retryAfter: string | null; limit: string | null } | undefined;
+    await startServer({ HOST: '127.0.0.1', RAG_RATE_LIMIT_PER_ADDRESS: '3' }, async (baseUrl) => {
+      for (let i = 0; i < 3; i++) expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
+      for (let i = 0; i < 4; i++) {
+        const response = await fetch(`${baseUrl}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'leave' }) });
+        statuses.push(response.status);
+        const body = (await response.json()) as { error?: { code?: string } };
+        if (response.status === 429) refused = { code: body.error?.code, retryAfter: response.headers.get('retry-after'), limit: response.headers.get('x-ratelimit-limit') };
+      }
+    });
+    expect(statuses.slice(0, 3).every((status) => status !== 429)).toBe(true);
+    expect(statuses[3]).toBe(429);
+    expect(refused).toMatchObject({ code: 'RAG_ADDRESS_RATE_LIMITED', limit: '3' });
+    expect(Number(refused!.retryAfter)).toBeGreaterThan(0);
   });
 
   it('does not warn on loopback', async () => {

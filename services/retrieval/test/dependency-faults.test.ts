@@ -214,13 +214,15 @@ describe('the real server process with every dependency on a closed port', () =>
   let child: ChildProcess | undefined;
   const output = { text: '' };
   let baseUrl = '';
+  let embedUrl = '';
 
   beforeAll(async () => {
     const port = await freePort();
+    embedUrl = await closedPortUrl();
     child = spawnServer({
       PORT: String(port),
       QDRANT_URL: await closedPortUrl(),
-      EMBED_URL: await closedPortUrl(),
+      EMBED_URL: embedUrl,
       RERANK_URL: await closedPortUrl(),
       GATEWAY_URL: await closedPortUrl(),
     });
@@ -245,6 +247,19 @@ describe('the real server process with every dependency on a closed port', () =>
     const { status, body } = await within(postJson(baseUrl, '/search', { query: QUERY }), DID_NOT_HANG_MS);
     expect([status, body.error.code]).toEqual([503, 'RAG_EMBED_UNAVAILABLE']);
     expectNoStackTrace(body);
+  });
+
+  it('tells the client the code and the dependency; the endpoint and the network error only to the log', async () => {
+    const { host } = new URL(embedUrl);
+    const search = await within(postJson(baseUrl, '/search', { query: QUERY }), DID_NOT_HANG_MS);
+    const openAi = await within(postJson(baseUrl, '/v1/chat/completions', { model: 'rag', messages: [{ role: 'user', content: QUERY }] }), DID_NOT_HANG_MS);
+    expect([search.status, search.body.error.code, openAi.status, openAi.body.error.code]).toEqual([503, 'RAG_EMBED_UNAVAILABLE', 503, 'RAG_EMBED_UNAVAILABLE']);
+    for (const body of [search.body, openAi.body]) {
+      expect(body.error.message).toMatch(/^The embedding server is unreachable or failing\./);
+      const text = JSON.stringify(body);
+      for (const internal of [host, 'http://', 'ECONNREFUSED', 'unreachable:']) expect(text).not.toContain(internal);
+    }
+    await expect.poll(() => output.text.split('\n').filter((line) => line.includes('dependency unavailable') && line.includes(host) && line.includes('ECONNREFUSED')).length, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
   });
 
   it('answers /readyz with 503 naming the store first and every dependency in checks', async () => {

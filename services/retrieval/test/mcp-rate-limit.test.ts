@@ -20,13 +20,17 @@ keys:
 `;
 
 let stack: TestStack;
+/** No keys file: the per-address limit (RAG_RATE_LIMIT_PER_ADDRESS) is the brake. */
+let open: TestStack;
 
 beforeAll(async () => {
   stack = await startTestStack({ apiKeys: parseApiKeys(keysFile, 'keys.yaml') });
+  open = await startTestStack({ addressRateLimit: { perMinute: LIMIT } });
 });
 
 afterAll(async () => {
   await stack?.close();
+  await open?.close();
 });
 
 /** A tools/call message as the streamable HTTP transport carries it; ids tell the answers apart. */
@@ -34,9 +38,11 @@ function listSources(id: number) {
   return { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_sources', arguments: {} } };
 }
 
+// The transport requires both media types in Accept (2025-03-26 and 2025-06-18 alike).
+const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' };
+
 function postMcp(key: string, body: unknown) {
-  // The transport requires both media types in Accept (2025-03-26 and 2025-06-18 alike).
-  return postJson(stack.baseUrl, '/mcp', body, { authorization: `Bearer ${key}`, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' });
+  return postJson(stack.baseUrl, '/mcp', body, { authorization: `Bearer ${key}`, ...MCP_HEADERS });
 }
 
 describe('/mcp and the key\'s rate limit', () => {
@@ -66,5 +72,18 @@ describe('/mcp and the key\'s rate limit', () => {
     const refused = await postMcp(SEARCH_KEY, listSources(LIMIT + 1));
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe('RAG_RATE_LIMITED');
+  });
+});
+
+describe('/mcp and the per-address limit of an API without keys', () => {
+  it('charges a batch one unit per message from the address\'s budget, shared with /search', async () => {
+    const within = await postJson(open.baseUrl, '/mcp', [listSources(1), listSources(2), listSources(3)], MCP_HEADERS);
+    expect(within.status).toBe(200);
+    expect(within.headers.get('x-ratelimit-remaining')).toBe(String(LIMIT - 3));
+    expect((await postJson(open.baseUrl, '/search', { query: 'snapshots' })).status).toBe(200);
+    const past = await postJson(open.baseUrl, '/mcp', [listSources(4), listSources(5)], MCP_HEADERS);
+    expect(past.status).toBe(429);
+    expect(past.body.error.code).toBe('RAG_ADDRESS_RATE_LIMITED');
+    expect(Number(past.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 });

@@ -14,6 +14,7 @@ import {
   TeiEmbedder,
   TeiReranker,
   Telemetry,
+  type IncomingTraceTrust,
   type IngestSummary,
   type Logger,
   type RerankFallback,
@@ -68,6 +69,8 @@ export interface ProductionStackOptions {
   apiKeys?: ApiKeys;
   /** How long /readyz reuses one round of checks; default 0, so a switched dependency shows on the next call. */
   readinessCacheMs?: number;
+  /** TRACE_TRUST_INCOMING, parsed; default: nobody's trace context is continued. */
+  traceTrust?: IncomingTraceTrust;
 }
 
 export async function startProductionStack(options: ProductionStackOptions = {}): Promise<ProductionStack> {
@@ -106,6 +109,7 @@ export async function startProductionStack(options: ProductionStackOptions = {})
       isDraining,
       apiKeys: options.apiKeys,
       readinessCacheMs: options.readinessCacheMs ?? 0,
+      traceTrust: options.traceTrust,
     });
     return { app, url: await app.listen({ port: 0, host: '127.0.0.1' }) };
   };

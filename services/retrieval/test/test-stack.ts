@@ -6,6 +6,7 @@ import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough, type Conv
 import { LanceDbStore } from '@rag/core/embedded';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type HttpTimeouts } from '../src/app.ts';
+import type { AddressRateLimit } from '../src/auth/auth-plugin.ts';
 import type { ApiKeys } from '../src/auth/api-keys.ts';
 import { httpDispatcher } from '../../../packages/core/src/http/http-dispatcher.ts';
 
@@ -44,6 +45,8 @@ export async function startTestStack(options: {
   minScore?: number;
   /** Data routes then need a key (RAG_AUTH_FILE). */
   apiKeys?: ApiKeys;
+  /** Without apiKeys: RAG_RATE_LIMIT_PER_ADDRESS; default none, so tests that fire many requests are not throttled. */
+  addressRateLimit?: AddressRateLimit;
   /** The app's logger; default silent. */
   logger?: Logger;
   /** Shorter request deadlines than the production ones. */
@@ -70,6 +73,7 @@ export async function startTestStack(options: {
     defaultK: 5,
     logger,
     apiKeys: options.apiKeys,
+    addressRateLimit: options.addressRateLimit,
     httpTimeouts: options.httpTimeouts,
     documents: options.documents,
   });

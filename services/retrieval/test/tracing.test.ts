@@ -5,7 +5,7 @@
  * attributes follow https://opentelemetry.io/docs/specs/semconv/http/http-spans/ and
  * https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/.
  */
-import { loadConfig, startTracing, type Tracing } from '@rag/core';
+import { loadConfig, parseIncomingTraceTrust, startTracing, type Tracing } from '@rag/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../../../packages/core/test/adapters/fake-server.ts';
 import { EMBED_MODEL, GATEWAY_MODEL, startProductionStack, type ProductionStack } from './production-stack.ts';
@@ -29,7 +29,8 @@ beforeAll(async () => {
     loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'rag-test' }),
     { serviceName: 'rag-retrieval' },
   );
-  stack = await startProductionStack({ rerankCandidates: 4 });
+  // The test calls from 127.0.0.1, trusted here as the proxy in front would be (TRACE_TRUST_INCOMING).
+  stack = await startProductionStack({ rerankCandidates: 4, traceTrust: parseIncomingTraceTrust('127.0.0.1/32,::1') });
 }, 60_000);
 
 afterAll(async () => {

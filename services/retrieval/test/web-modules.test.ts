@@ -6,10 +6,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
 import { joinPageModules } from '../src/routes/page-script.ts';
 // @ts-expect-error: a browser module in plain JavaScript, without type declarations
-import { documentHref, pageLabel } from '../src/web/document-links.js';
+import { documentHref, documentLink, openWithKey, pageLabel } from '../src/web/document-links.js';
 // @ts-expect-error: a browser module in plain JavaScript, without type declarations
 import { citedSentenceIndices, claimsByCitation, sentenceRanges } from '../src/web/sentence-match.js';
 
@@ -57,6 +59,54 @@ describe('page labels and document links', () => {
     expect(documentHref('manuals/field manual.pdf', 2)).toBe('/documents/manuals%2Ffield%20manual.pdf#page=2');
     expect(documentHref('gs://bucket/a#b.md', undefined)).toBe('/documents/gs%3A%2F%2Fbucket%2Fa%23b.md');
     expect(documentHref('decks/q3.pptx', 3)).toBe('/documents/decks%2Fq3.pptx');
+  });
+});
+
+/**
+ * Reverse tabnabbing (https://owasp.org/www-community/attacks/Reverse_Tabnabbing): a tab opened from the
+ * page must get no window.opener, as the page may send it to another origin (a gs:// signed URL).
+ * `noopener` and `noreferrer` are the HTML link types (https://html.spec.whatwg.org/multipage/links.html#link-type-noopener);
+ * the tab opened by window.open is cut with `opener = null` (the opener setter disowns it). Node has no DOM:
+ * the few browser objects the module touches are stood in for, and the API's JSON answer for a signed URL
+ * (docs/api.md, GET /documents) comes from a real server on port 0.
+ */
+describe('document tabs keep no handle on the page', () => {
+  const globals = globalThis as Record<string, unknown>;
+  afterEach(() => {
+    delete globals['document'];
+    delete globals['window'];
+  });
+
+  it('a document link opens a new tab with rel="noopener noreferrer"', () => {
+    globals['document'] = { createElement: (tag: string) => ({ tagName: tag.toUpperCase(), dataset: {} }) };
+    const link = documentLink({ source: 'gs://bucket/hr/plan.pdf', page: 2 });
+    expect([link.tagName, link.target, link.rel]).toEqual(['A', '_blank', 'noopener noreferrer']);
+  });
+
+  it('a tab opened with the key is cut from the page before it is sent to the signed URL', async () => {
+    const signed = 'https://storage.googleapis.com/bucket/hr/plan.pdf?X-Goog-Signature=abc';
+    const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: signed, expires_at: '2026-12-02T06:00:00Z' })));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const navigations: Array<{ href: string; opener: unknown }> = [];
+      const tab = {
+        opener: { page: 'this one' } as unknown,
+        close: () => undefined,
+        location: {
+          set href(href: string) {
+            navigations.push({ href, opener: tab.opener });
+          },
+        },
+      };
+      globals['window'] = { open: () => tab };
+      const { port } = server.address() as AddressInfo;
+      const errors: unknown[] = [];
+      await openWithKey({ href: `http://127.0.0.1:${port}/documents/gs%3A%2F%2Fbucket%2Fhr%2Fplan.pdf#page=2`, hash: '#page=2', dataset: {} }, (error: unknown) => errors.push(error));
+      expect(errors).toEqual([]);
+      expect(navigations).toEqual([{ href: `${signed}#page=2`, opener: null }]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

@@ -123,6 +123,8 @@ describe.skipIf(!hasChromium)('page citations on the web page (real Chromium, a 
     const [tab] = await Promise.all([page.context().waitForEvent('page'), page.locator('#passage-document a.document').click()]);
     await tab.waitForURL(/#page=\d+$/);
     expect(tab.url()).toBe(`${open.baseUrl}/documents/${encodeURIComponent(MANUAL)}#page=${first.page}`);
+    // rel="noopener noreferrer": the document's tab has no handle on the page (reverse tabnabbing).
+    expect(await tab.evaluate('window.opener === null')).toBe(true);
     await tab.close();
   });
 
@@ -149,6 +151,8 @@ describe.skipIf(!hasChromium)('page citations on the web page (real Chromium, a 
     await tab.waitForURL(/^blob:/);
     expect(tab.url()).toMatch(new RegExp(`#page=${start}$`));
     expect(sent).toEqual([`Bearer ${KEY}`]);
+    // The tab opened with window.open was cut from the page (opener = null) before it was navigated.
+    expect(await tab.evaluate('window.opener === null')).toBe(true);
     await tab.close();
   });
 });

@@ -1,6 +1,6 @@
 import { RagError } from '../errors.ts';
 import type { ChatMessage } from '../chat/chat-model.ts';
-import { neutralise } from '../chat/prompt.ts';
+import { EARLIER_TURNS_RULE, neutralise } from '../chat/prompt.ts';
 
 /** One earlier turn of a conversation: what the user asked, or what was answered. */
 export interface ConversationTurn {
@@ -46,11 +46,13 @@ export function turnsFromHistory(history: ReadonlyArray<{ question: string; answ
 /**
  * The earlier turns inserted between the system rules and the question, so that the model reads "that"
  * in a follow-up as the user meant it. They are neutralised like passages: an earlier answer quotes
- * `[source#chunk]` labels, which must not pass for the prompt's own [P1] labels.
+ * `[source#chunk]` labels, which must not pass for the prompt's own [P1] labels. The rules then gain
+ * EARLIER_TURNS_RULE; without earlier turns the messages are returned as they are, byte for byte.
  */
 export function withEarlierTurns(messages: ChatMessage[], earlier: readonly ConversationTurn[]): ChatMessage[] {
   if (earlier.length === 0) return messages;
   const [system, ...rest] = messages;
   const turns = earlier.map((turn) => ({ role: turn.role, content: neutralise(turn.content) }));
-  return system ? [system, ...turns, ...rest] : [...turns, ...rest];
+  if (!system) return [...turns, ...rest];
+  return [{ ...system, content: `${system.content}\n${EARLIER_TURNS_RULE}` }, ...turns, ...rest];
 }

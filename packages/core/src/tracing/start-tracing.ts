@@ -1,4 +1,5 @@
 import { context, propagation, trace } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, resourceFromAttributes, type Resource } from '@opentelemetry/resources';
@@ -37,8 +38,9 @@ const OFF: Tracing = { enabled: false, forceFlush: async () => undefined, shutdo
 /**
  * Tracing from the OTEL_* variables. Without an endpoint nothing is created: the API stays the no-op
  * one, whose spans are never recorded and cost a function call. With one, a NodeTracerProvider is
- * registered globally with the AsyncLocalStorage context manager and the W3C traceparent propagator
- * (register()'s defaults), spans are batched to the OTLP/HTTP endpoint, and every fetch carries the
+ * registered globally with the AsyncLocalStorage context manager (register()'s default) and the W3C
+ * trace context propagator alone: register()'s default adds W3C Baggage, which would hand any caller's
+ * `baggage` header (a tenant, a user id, kilobytes of it) to every service we call. Spans are batched to the OTLP/HTTP endpoint, and every fetch carries the
  * active span's traceparent.
  */
 export function startTracing(config: TracingConfig, options: StartTracingOptions): Tracing {
@@ -50,7 +52,7 @@ export function startTracing(config: TracingConfig, options: StartTracingOptions
     sampler: samplerOf(config),
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
-  provider.register();
+  provider.register({ propagator: new W3CTraceContextPropagator() });
   const stopPropagation = propagateOnFetch();
   setQueryRecording(config.OTEL_RAG_RECORD_QUERY);
   return {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseIncomingTraceTrust } from './incoming-trace-trust.ts';
 
 /**
  * The OpenTelemetry SDK's standard variables this service honours, validated with the rest of the
@@ -47,6 +48,21 @@ export const tracingConfigShape = {
   OTEL_RESOURCE_ATTRIBUTES: optionalText,
   /** Sensitive: records the user's query text on the retrieval span. Off by default. */
   OTEL_RAG_RECORD_QUERY: flag,
+  /**
+   * Whose trace context (traceparent, tracestate) the API continues: `none` (default: every request starts
+   * a new trace, the caller's traceparent kept as a span link), `all`, or the addresses / CIDR ranges of
+   * the proxies in front. Baggage is never propagated.
+   */
+  TRACE_TRUST_INCOMING: z
+    .string()
+    .default('none')
+    .superRefine((value, check) => {
+      try {
+        parseIncomingTraceTrust(value);
+      } catch (error) {
+        check.addIssue({ code: z.ZodIssueCode.custom, message: (error as Error).message });
+      }
+    }),
 };
 
 const tracingConfigSchema = z.object(tracingConfigShape);

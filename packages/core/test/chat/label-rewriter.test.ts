@@ -31,6 +31,17 @@ describe('rewriting a streamed answer', () => {
     expect(whole.endsWith(' [docs/backup.md#0] done [P')).toBe(true);
   });
 
+  it('holds a bracket of exactly the longest label content, MAX_BRACKET_CONTENT characters, until it closes', () => {
+    const content = `P1${', P1'.repeat(74)}  `;
+    expect(content).toHaveLength(MAX_BRACKET_CONTENT);
+    const answer = `See [${content}] done`;
+    const whole = rewritePromptLabels(answer, passagesByLabel(passages));
+    expect(whole).toContain('docs/backup.md#0');
+    const pieces = streamed(['See [', content, '] done']);
+    expect(pieces.slice(0, 2)).toEqual(['See ', '']);
+    expect(pieces.join('')).toBe(whole);
+  });
+
   it('does not hold text after a bracket that cannot become a label', () => {
     expect(streamed(['a [b', '\nc'])).toEqual(['a ', '[b\nc', '']);
     expect(streamed(['a [', 'y'.repeat(MAX_BRACKET_CONTENT + 1)])).toEqual(['a ', `[${'y'.repeat(MAX_BRACKET_CONTENT + 1)}`, '']);

@@ -137,6 +137,34 @@ describe('SparseIndex search over clustered near-duplicates', () => {
   });
 });
 
+describe('which documents share a near-duplicate group', () => {
+  /** Group of each document after clustering, from the sections a saved view holds (-1: in no group). */
+  function groupsOf(index: SparseIndex): Map<string, number> {
+    const { ids, groupOfSlot } = index.toSections();
+    return new Map(ids.map((id, slot) => [id, groupOfSlot![slot]!]));
+  }
+
+  it('joins documents that differ in at most 8 indices, and not one that differs in 9', () => {
+    const indices = Array.from({ length: 40 }, (_, i) => 3 * i);
+    const withWeights = (changed: readonly number[], by: number): SparseVector => ({ indices, values: indices.map((_, i) => (changed.includes(i) ? 1 + by : 1)) });
+    const index = new SparseIndex();
+    // The same indices everywhere, so every one of them shares a sketch (near-duplicate-order.ts): the vectors decide.
+    index.upsert('original', withWeights([], 0));
+    index.upsert('eight-changed', withWeights([0, 1, 2, 3, 4, 5, 6, 7], 1));
+    index.upsert('three-of-those', withWeights([0, 1, 2], 1));
+    index.upsert('nine-others-changed', withWeights([20, 21, 22, 23, 24, 25, 26, 27, 28], 1));
+    index.upsert('unrelated', { indices: [500, 501, 502, 503], values: [1, 1, 1, 1] });
+    index.clusterNearDuplicates();
+    const groups = groupsOf(index);
+    const family = groups.get('original')!;
+    expect(family).toBeGreaterThanOrEqual(0);
+    expect([groups.get('eight-changed'), groups.get('three-of-those')]).toEqual([family, family]);
+    expect(groups.get('nine-others-changed')).not.toBe(family);
+    expect(groups.get('unrelated')).not.toBe(family);
+    expect(index.nearDuplicateGroupedDocuments).toBe(3);
+  });
+});
+
 describe('nearDuplicateOrder', () => {
   it('moves each group to its first member and keeps every other slot in place', () => {
     const keys = ['a', 'b', 'c', 'a', 'd', 'b', 'a'];

@@ -60,6 +60,18 @@ describe('LanceDbStore', () => {
     expect((await store.listDocuments()).map((document) => document.source)).toEqual(['a.md']);
   });
 
+  it('a source filter is applied inside the dense leg: its top k are the k nearest within the filter, not the k nearest cut afterwards', async () => {
+    const store = await openStore({ model: 'm', dimension: 2 });
+    // Twenty chunks right on the query vector outside the filter, three far from it inside; no text matches
+    // the query's terms, so only the dense leg can answer.
+    const outside = Array.from({ length: 20 }, (_, index) => chunk(`near/${index}.md`, 0, `nearby note ${index}`, [1, 0]));
+    const inside = [0, 1, 2].map((index) => chunk('far.md', index, `distant entry ${index}`, [0.1 * index, 1]));
+    await store.upsert([...outside, ...inside]);
+    const hits = await store.search({ dense: [1, 0], sparse: encodeQuery('zebra'), limit: 3, prefetchLimit: 5, visibleGroups: [], filter: { source: 'far.md' } });
+    expect(hits.map((hit) => hit.chunkIndex).sort()).toEqual([0, 1, 2]);
+    expect(new Set(hits.map((hit) => hit.source))).toEqual(new Set(['far.md']));
+  });
+
   it('upserting the same ids twice keeps one point each', async () => {
     const store = await openStore(null);
     await store.upsert([chunk('a.md', 0, 'first version')]);

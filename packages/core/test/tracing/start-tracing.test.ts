@@ -42,6 +42,18 @@ describe('tracing off', () => {
 });
 
 describe('tracing on', () => {
+  it('propagates the W3C trace context and never baggage (the SDK\'s default propagator adds W3C Baggage)', () => {
+    running = startTracing(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }), { serviceName: 'test', createExporter: () => new InMemorySpanExporter() });
+    // https://www.w3.org/TR/baggage/: the `baggage` header; a caller's entries must not reach the services we call.
+    const withBaggage = propagation.setBaggage(context.active(), propagation.createBaggage({ tenant: { value: 'admin' } }));
+    const span = suiteTracer().startSpan('call');
+    const carrier: Record<string, string> = {};
+    propagation.inject(trace.setSpan(withBaggage, span), carrier);
+    span.end();
+    expect(Object.keys(carrier)).toEqual(['traceparent']);
+    expect(propagation.fields()).toEqual(['traceparent', 'tracestate']);
+  });
+
   it('records spans, exports them with the service name and puts trace ids on log lines', async () => {
     const exporter = new InMemorySpanExporter();
     running = startTracing(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=prod,team=r%26d' }), {
@@ -90,7 +102,7 @@ describe('OTEL_* variables', () => {
   });
 
   it('refuse grpc, an unknown sampler and a ratio above 1, naming the variable', () => {
-    for (const [name, value] of [['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'], ['OTEL_TRACES_SAMPLER', 'jaeger_remote'], ['OTEL_TRACES_SAMPLER_ARG', '2']] as const) {
+    for (const [name, value] of [['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'], ['OTEL_TRACES_SAMPLER', 'jaeger_remote'], ['OTEL_TRACES_SAMPLER_ARG', '2'], ['TRACE_TRUST_INCOMING', 'proxy.internal'], ['TRACE_TRUST_INCOMING', '10.0.0.0/33']] as const) {
       let thrown: unknown;
       try {
         loadConfig({ [name]: value });

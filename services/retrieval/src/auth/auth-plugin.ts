@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeys } from './api-keys.ts';
 import type { Caller } from './caller.ts';
 import { FailedAuthThrottle } from './failed-auth-throttle.ts';
+import { AddressRateLimits } from './address-rate-limit.ts';
 import { KeyRateLimits, type BudgetState } from './key-rate-limit.ts';
 
 /**
@@ -34,14 +35,25 @@ function needsKey(request: FastifyRequest): boolean {
   return route !== undefined && !OPEN_ROUTES.has(route);
 }
 
+/** The per-address limit of an API without keys (RAG_RATE_LIMIT_PER_ADDRESS); 0 requests: none. */
+export interface AddressRateLimit {
+  perMinute: number;
+  /** One minute; shorter in tests only. */
+  windowMs?: number | undefined;
+}
+
 /**
  * Sets `request.caller` on every request: undefined without an auth file. With one, a data route needs a
  * matching key (401 RAG_UNAUTHENTICATED otherwise; 429 RAG_AUTH_THROTTLED once an address has sent too many
- * wrong keys), then passes a per-key rate limit (429 RAG_RATE_LIMITED).
+ * wrong keys), then passes a per-key rate limit (429 RAG_RATE_LIMITED). Without one, a data route passes a
+ * per-address limit instead (429 RAG_ADDRESS_RATE_LIMITED), when `addressLimit` sets one.
  */
-export function registerAuth(app: FastifyInstance, apiKeys: ApiKeys | undefined): void {
+export function registerAuth(app: FastifyInstance, apiKeys: ApiKeys | undefined, addressLimit?: AddressRateLimit): void {
   app.decorateRequest('caller', undefined);
-  if (!apiKeys) return;
+  if (!apiKeys) {
+    if (addressLimit && addressLimit.perMinute > 0) registerAddressRateLimit(app, new AddressRateLimits(addressLimit.perMinute, addressLimit.windowMs));
+    return;
+  }
   const budgets = new KeyRateLimits(apiKeys);
   const failures = new FailedAuthThrottle(apiKeys.windowMs);
   app.addHook('onRequest', async (request, reply) => {
@@ -68,6 +80,24 @@ async function authenticate(request: FastifyRequest, reply: FastifyReply, apiKey
   }
   reply.header('www-authenticate', header === undefined ? 'Bearer realm="rag"' : 'Bearer realm="rag", error="invalid_token"');
   throw new RagError('RAG_UNAUTHENTICATED', header === undefined ? 'The request has no Authorization header.' : 'The key is not valid.');
+}
+
+/** The open API's brake: charged as a key is, on arrival or once the body is read (rateLimitCost). */
+function registerAddressRateLimit(app: FastifyInstance, budgets: AddressRateLimits): void {
+  const chargeAddress = async (request: FastifyRequest, reply: FastifyReply, cost: number) => {
+    const budget = await budgets.charge(request.ip, cost);
+    setBudgetHeaders(reply, budget);
+    if (budget.allowed) return;
+    reply.header('retry-after', budget.resetSeconds);
+    throw new RagError('RAG_ADDRESS_RATE_LIMITED', `This address may send ${budget.limit} requests or MCP messages a minute; retry in ${budget.resetSeconds} s.`);
+  };
+  app.addHook('onRequest', async (request, reply) => {
+    if (needsKey(request) && !request.routeOptions.config.rateLimitCost) await chargeAddress(request, reply, 1);
+  });
+  app.addHook('preHandler', async (request, reply) => {
+    const cost = request.routeOptions.config.rateLimitCost;
+    if (needsKey(request) && cost) await chargeAddress(request, reply, cost(request.body));
+  });
 }
 
 /** Takes `cost` units from the caller's budget; past it, 429 RAG_RATE_LIMITED with Retry-After. */

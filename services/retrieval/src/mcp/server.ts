@@ -19,6 +19,7 @@ import {
   type Logger,
 } from '@rag/core';
 import { StoreGate } from '../store-gate.ts';
+import type { FastifyBaseLogger } from 'fastify';
 import { createMcpServer } from './tools.ts';
 import { runEntryPoint } from '../run-entry-point.ts';
 
@@ -33,7 +34,7 @@ async function main(config: Config, logger: Logger): Promise<void> {
   const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, rerankFallback: config.RERANK_FALLBACK, telemetry, logger, fusion: fusionOf(config) });
   const answerer = new Answerer({ retriever, chatModel, minScore: config.RAG_MIN_SCORE, condenseTimeoutMs: config.CONDENSE_TIMEOUT_MS, telemetry, logger });
   // A local process with no API key: public documents only, as the API without RAG_AUTH_FILE.
-  const server = createMcpServer({ retriever, answerer, passages: new PassageReader(store), storeGate, defaultK: config.TOP_K, visibleGroups: PUBLIC_ONLY });
+  const server = createMcpServer({ retriever, answerer, passages: new PassageReader(store), storeGate, defaultK: config.TOP_K, visibleGroups: PUBLIC_ONLY, logger: logger as FastifyBaseLogger });
   const transport = new StdioServerTransport();
   transport.onclose = () => {
     void Promise.allSettled([store.close(), telemetry.shutdown()]).then(() => process.exit(0));

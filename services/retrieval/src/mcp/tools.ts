@@ -1,7 +1,9 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { assertConversationBounds, freshnessSchema, maxPerSourceSchema, pageFields, searchFilterSchema, toFreshnessBoost, toRagError, toSearchFilter, turnsFromHistory, type Answerer, type Chunk, type PassageReader, type Retriever, type SearchHit } from '@rag/core';
+import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
+import { clientMessage, logRequestError } from '../error-handler.ts';
 import { pageShape } from '../api-schemas.ts';
 import { groundingField, groundingSchema } from '../grounding-json.ts';
 import { MAX_QUERY_LENGTH } from '../request-schema.ts';
@@ -16,6 +18,8 @@ export interface McpToolContext {
   defaultK: number;
   /** The caller's groups (see routes/search.ts visibleGroupsOf): every tool shows public documents and these only. */
   visibleGroups: readonly string[];
+  /** Where a failed tool call's detail is written (the client gets the code and clientMessage only). */
+  logger?: FastifyBaseLogger | undefined;
 }
 
 /** Reported to MCP clients in the initialize handshake. */
@@ -49,16 +53,17 @@ function result(structured: Record<string, unknown>, text: string): CallToolResu
 }
 
 /** A failure as an MCP tool error (isError), carrying the registry's code so an agent can act on it. */
-function toolError(error: unknown): CallToolResult {
-  const { code, message } = toRagError(error);
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: { code, message } }) }] };
+function toolError(error: unknown, logger: FastifyBaseLogger | undefined): CallToolResult {
+  const ragError = toRagError(error);
+  if (logger) logRequestError(logger, ragError);
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: { code: ragError.code, message: clientMessage(ragError) } }) }] };
 }
 
-async function guarded(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+async function guarded(run: () => Promise<CallToolResult>, logger?: FastifyBaseLogger): Promise<CallToolResult> {
   try {
     return await run();
   } catch (error) {
-    return toolError(error);
+    return toolError(error, logger);
   }
 }
 
@@ -74,7 +79,7 @@ function formatPassages(passages: Array<ReturnType<typeof scoredJson>>): string 
  */
 export function createMcpServer(context: McpToolContext): McpServer {
   const server = new McpServer(MCP_SERVER_INFO);
-  const { retriever, answerer, passages, storeGate, defaultK, visibleGroups } = context;
+  const { retriever, answerer, passages, storeGate, defaultK, visibleGroups, logger } = context;
 
   server.registerTool(
     'search',
@@ -100,7 +105,7 @@ export function createMcpServer(context: McpToolContext): McpServer {
         const { hits, reranked } = await retriever.retrieve(query, prefix ? Math.max(PREFIX_CANDIDATES, wanted) : wanted, visibleGroups, signal, controls);
         const found = (prefix ? hits.filter((hit) => hit.source.startsWith(prefix)) : hits).slice(0, wanted).map(scoredJson);
         return result({ passages: found, ...(reranked === undefined ? {} : { reranked }) }, formatPassages(found));
-      }),
+      }, logger),
   );
 
   server.registerTool(
@@ -150,7 +155,7 @@ export function createMcpServer(context: McpToolContext): McpServer {
         const searchQuery = answer.searchQuery === undefined ? {} : { search_query: answer.searchQuery };
         const warning = answer.grounding && !answer.grounding.grounded ? `\n\nNot grounded: ${answer.grounding.counts.unsupported} sentence(s) are supported by no passage given.` : '';
         return result({ answer: answer.answer, citations, mode: answer.mode, covered: citations.length > 0, ...searchQuery, ...groundingField(answer.grounding) }, `${answer.answer}${sources}${warning}`);
-      }),
+      }, logger),
   );
 
   server.registerTool(
@@ -166,7 +171,7 @@ export function createMcpServer(context: McpToolContext): McpServer {
         await storeGate?.ready(signal);
         const sources = await passages.listSources(visibleGroups, prefix);
         return result({ sources }, sources.length === 0 ? 'No document.' : sources.map((s) => `${s.source} (${s.chunks} chunks)`).join('\n'));
-      }),
+      }, logger),
   );
 
   server.registerTool(
@@ -189,7 +194,7 @@ export function createMcpServer(context: McpToolContext): McpServer {
         const structured = { passage: passageJson(found.passage), before: found.before.map(passageJson), after: found.after.map(passageJson) };
         const context = [...found.before, found.passage, ...found.after];
         return result(structured, context.map((c) => `[${c.source}#${c.chunkIndex}] ${c.headingPath}\n${c.text}`).join('\n\n---\n\n'));
-      }),
+      }, logger),
   );
 
   return server;

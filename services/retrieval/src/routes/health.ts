@@ -61,7 +61,8 @@ export function registerHealthRoutes(app: FastifyInstance, checks: ReadinessChec
     if (blocking.length > 0) {
       const dependency = blocking[0]!;
       const error = new RagError(results[dependency] as ErrorCode, `Not ready: ${blocking.join(', ')}.`);
-      return reply.status(503).send({ ...errorBody(error), dependency, checks: results });
+      // Built here, not by errorBody: this detail names checks, not endpoints, and is the point of the answer.
+      return reply.status(503).send({ error: { code: error.code, message: error.message }, dependency, checks: results });
     }
     if (failing.length === 0) return { status: 'ready', checks: results };
     return { status: 'degraded', checks: results, degraded: failing.map((check) => check.name) };

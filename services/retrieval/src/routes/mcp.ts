@@ -21,7 +21,7 @@ export interface McpRouteDependencies {
  */
 export function registerMcpRoute(app: FastifyInstance, deps: McpRouteDependencies): void {
   app.post('/mcp', { config: { rateLimitCost: jsonRpcMessageCount } }, async (request, reply) => {
-    const server = createMcpServer({ ...deps, visibleGroups: visibleGroupsOf(request) });
+    const server = createMcpServer({ ...deps, visibleGroups: visibleGroupsOf(request), logger: request.log });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // Closing the transport aborts the `extra.signal` of every tool call still running, so a client that
     // goes away stops its embedding, store and gateway calls too.

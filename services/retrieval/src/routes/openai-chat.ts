@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { pageFields, parseSearchControls, RagError, recentTurns, toRagError, type AnswerStreamEvent, type Answerer, type ChatAnswer, type Citation, type ConversationTurn, type SearchControls } from '@rag/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { logRequestError, toHttpError } from '../error-handler.ts';
+import { clientMessage, logRequestError, toHttpError } from '../error-handler.ts';
 import { groundingField } from '../grounding-json.ts';
 import { chatCompletionRequest, RAG_MODEL_ID, type chatCompletionMessage } from '../openai-schemas.ts';
 import { abortOnClientClose } from '../request-abort.ts';
@@ -63,7 +63,7 @@ function errorType(status: number): string {
 }
 
 export function openAiErrorBody(error: RagError) {
-  return { error: { message: error.message, type: errorType(error.status), param: null, code: error.code } };
+  return { error: { message: clientMessage(error), type: errorType(error.status), param: null, code: error.code } };
 }
 
 function completionJson(id: string, created: number, answer: ChatAnswer) {

@@ -36,7 +36,9 @@ export function documentLink(item, text) {
   const link = element('a', 'document', text || pageLabel(item) || 'open');
   link.href = documentHref(item.source, item.page);
   link.target = '_blank';
-  link.rel = 'noopener';
+  // The tab may end on another origin (a gs:// document's signed URL): it gets no handle on this page
+  // (window.opener, reverse tabnabbing) and no Referer naming it.
+  link.rel = 'noopener noreferrer';
   link.dataset.source = item.source;
   if (typeof item.page === 'number') link.dataset.page = String(item.page);
   link.title = 'Open ' + item.source + (pageLabel(item) ? ' at ' + pageLabel(item) : '');
@@ -58,6 +60,11 @@ function shownAs(contentType) {
  */
 export async function openWithKey(link, onError) {
   const tab = window.open('', '_blank');
+  // Kept to navigate it once the document is fetched, but cut from this page before it leaves about:blank:
+  // a document on another origin (a signed URL) must not reach this page through window.opener. The
+  // 'noopener' feature of window.open would return no handle at all. HTML's opener setter: given null,
+  // the tab's browsing context disowns its opener (https://html.spec.whatwg.org/multipage/nav-history-apis.html#dom-opener).
+  if (tab) tab.opener = null;
   try {
     const url = link.href.split('#')[0];
     // A gs:// document lives behind a signed URL on another origin, which a redirect could not reach with

@@ -20,6 +20,8 @@ export interface ReceivedSpan {
   serviceName: string | undefined;
   /** Nanoseconds since the epoch (as a double: enough to order spans). */
   start: number;
+  /** The span's links (OTLP Span.links: traceId, spanId as hex). */
+  links: Array<{ traceId: string; spanId: string }>;
 }
 
 interface OtlpValue {
@@ -41,6 +43,7 @@ interface OtlpSpan {
   attributes?: OtlpAttribute[];
   status?: { code?: number };
   startTimeUnixNano: string | number | { low: number; high: number };
+  links?: Array<{ traceId: string; spanId: string }>;
 }
 interface ExportRequest {
   resourceSpans?: Array<{ resource?: { attributes?: OtlpAttribute[] }; scopeSpans?: Array<{ spans?: OtlpSpan[] }> }>;
@@ -89,6 +92,7 @@ function decode(body: ExportRequest): ReceivedSpan[] {
         statusCode: span.status?.code ?? 0,
         serviceName: typeof serviceName === 'string' ? serviceName : undefined,
         start: nanos(span.startTimeUnixNano),
+        links: (span.links ?? []).map((link) => ({ traceId: link.traceId, spanId: link.spanId })),
       })),
     );
   });

@@ -240,22 +240,11 @@ export class SparseIndex {
     // heads[k]: the slot at terms[k]'s cursor (NO_SLOT past the end), so picking the next candidate reads one array.
     const heads = Int32Array.from(lists, (list) => (list.length > 0 ? list.slots[0]! : NO_SLOT));
     const split = this.groups.splitBy(query.indices);
-    // The last slot of a window whose block bounds could reach the threshold when last checked.
-    let checkedUntil = -1;
 
     for (;;) {
       let candidate = NO_SLOT;
       for (let k = firstEssential; k < termCount; k++) if (heads[k]! < candidate) candidate = heads[k]!;
       if (candidate === NO_SLOT) break;
-      if (candidate > checkedUntil) {
-        const windowEnd = blockWindowEnd(firstEssential, lists, cursors, heads);
-        const bound = boundBelow[firstEssential]! + blockWindowBound(windowEnd, firstEssential, lists, cursors, heads, termWeights);
-        if (cannotReach(bound, bound, threshold)) {
-          skipTo(windowEnd + 1, firstEssential, lists, cursors, heads);
-          continue;
-        }
-        checkedUntil = windowEnd;
-      }
       // Slots candidate .. runEnd - 1 hold vectors identical on the query's indices: one score serves them all.
       const runEnd = this.groups.sameScoreUntil(candidate, split);
 
@@ -369,28 +358,6 @@ export class SparseIndex {
     this.deletedPostings = 0;
     this.deletedSlots = 0;
   }
-}
-
-/**
- * Block-max MaxScore's window (Ding & Suel 2011; Mallia et al. 2019): from the current candidate to the
- * first end of an essential list's current block. Every posting of an essential list for a slot in the
- * window lies in that list's current block, so the block's bound holds for the whole window.
- */
-function blockWindowEnd(from: number, lists: readonly PostingList[], cursors: Int32Array, heads: Int32Array): number {
-  let windowEnd = NO_SLOT;
-  for (let k = from; k < lists.length; k++) {
-    if (heads[k] === NO_SLOT) continue;
-    const blockEnd = lists[k]!.blockLastSlot(cursors[k]!);
-    if (blockEnd < windowEnd) windowEnd = blockEnd;
-  }
-  return windowEnd;
-}
-
-/** The most the essential terms add to a slot up to `windowEnd`: a list whose next slot is past it adds nothing. */
-function blockWindowBound(windowEnd: number, from: number, lists: readonly PostingList[], cursors: Int32Array, heads: Int32Array, weights: Float64Array): number {
-  let bound = 0;
-  for (let k = from; k < lists.length; k++) if (heads[k]! <= windowEnd) bound += lists[k]!.blockBound(cursors[k]!, weights[k]!);
-  return bound;
 }
 
 /** Moves the cursors of terms[from..] to their first slot at or past `slot`. */

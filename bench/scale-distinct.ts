@@ -8,10 +8,11 @@
  * warm-up pass, then ROUNDS passes), req/s under autocannon at 10 connections, the server's CPU per
  * question over that load (utime + stime of /proc/PID/stat, proc(5)), and its RSS after the load.
  *
- *   pnpm exec tsx bench/scale-distinct.ts [--write] [--no-build] [--data DIR] [--json FILE] [--before FILE] [--label TEXT]
+ *   pnpm exec tsx bench/scale-distinct.ts [--write] [--no-build] [--data DIR] [--server BUNDLE] [--json FILE] [--before FILE] [--label TEXT]
  *
  * `--data DIR` keeps the data folders there and reuses an index already built (the job is then not run);
- * `--json FILE` saves this run's figures; `--before FILE` puts an earlier run's figures beside them.
+ * `--server BUNDLE` serves with another build of the server (an older dist/ copied beside it, to compare
+ * two builds on the same machine load); `--json FILE` saves this run's figures; `--before FILE` puts an earlier run's figures beside them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -66,6 +67,7 @@ async function main(): Promise<void> {
       json: { type: 'string' },
       before: { type: 'string' },
       label: { type: 'string', default: 'this run' },
+      server: { type: 'string', default: SERVER_BUNDLE },
     },
   });
   const questions = await readQuestions();
@@ -75,7 +77,7 @@ async function main(): Promise<void> {
     const sizes: SizeRun[] = [];
     for (const size of SIZES) {
       const { dataDir, chunks } = await indexOf(root, size.name, size.manuals);
-      const server = await measureServer(dataDir, questions);
+      const server = await measureServer(values.server, dataDir, questions);
       console.error(`${size.name} (${chunks} chunks): first answer ${server.firstAnswerSeconds.toFixed(2)} s, p50 ${server.p50Ms.toFixed(2)} ms, ${server.requestsPerSecond.toFixed(0)} req/s, ${server.cpuMsPerQuestion.toFixed(2)} ms CPU/question, RSS ${server.rssAfterLoadMiB.toFixed(0)} MiB`);
       sizes.push({ name: size.name, chunks, ...server });
     }
@@ -129,9 +131,9 @@ async function hardLinkTree(source: string, target: string): Promise<void> {
   if ((await exitOf(child)) !== 0) await cp(source, target, { recursive: true });
 }
 
-async function measureServer(dataDir: string, questions: string[]): Promise<Omit<SizeRun, 'name' | 'chunks'>> {
+async function measureServer(bundle: string, dataDir: string, questions: string[]): Promise<Omit<SizeRun, 'name' | 'chunks'>> {
   const started = performance.now();
-  const child = spawn(process.execPath, [SERVER_BUNDLE], { cwd: repositoryRoot, env: embeddedEnv(dataDir, { PORT: '0' }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bundle], { cwd: repositoryRoot, env: embeddedEnv(dataDir, { PORT: '0' }), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderrTail = '';
   child.stderr!.on('data', (part: Buffer) => (stderrTail = (stderrTail + part.toString()).slice(-4000)));
   try {

@@ -9,8 +9,10 @@
  * question over that load (utime + stime of /proc/PID/stat, proc(5)), and its RSS after the load.
  *
  *   pnpm exec tsx bench/scale-distinct.ts [--write] [--no-build] [--data DIR] [--server BUNDLE] [--json FILE] [--before FILE] [--label TEXT]
+ *   pnpm exec tsx bench/scale-distinct.ts --report FILE [--report FILE ...] [--write]
  *
  * `--data DIR` keeps the data folders there and reuses an index already built (the job is then not run);
+ * `--report FILE` (repeatable) measures nothing and prints (and with `--write` writes) the section of runs saved with `--json`;
  * `--server BUNDLE` serves with another build of the server (an older dist/ copied beside it, to compare
  * two builds on the same machine load); `--json FILE` saves this run's figures; `--before FILE` puts an earlier run's figures beside them.
  */
@@ -68,9 +70,17 @@ async function main(): Promise<void> {
       before: { type: 'string' },
       label: { type: 'string', default: 'this run' },
       server: { type: 'string', default: SERVER_BUNDLE },
+      report: { type: 'string', multiple: true },
     },
   });
   const questions = await readQuestions();
+  if (values.report) {
+    const runs = await Promise.all(values.report.map(async (file) => JSON.parse(await readFile(file, 'utf8')) as DistinctRun));
+    const section = sectionOf(runs, questions.length);
+    process.stdout.write(section);
+    if (values.write) await writeResultsSection(SECTION_TITLE, section);
+    return;
+  }
   if (!values['no-build']) await build();
   const root = values.data ?? (await mkdtemp(join(tmpdir(), 'scale-distinct-')));
   try {

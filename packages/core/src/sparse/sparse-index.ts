@@ -1,7 +1,8 @@
 import type { SparseVector } from '../domain.ts';
 import { BestMatches, type SparseMatch } from './best-matches.ts';
 import { RaggedArray } from '../ragged-array.ts';
-import { PostingList } from './posting-list.ts';
+import type { PostingList } from './posting-list.ts';
+import { PostingLists } from './posting-lists.ts';
 import { seedThreshold, type QueryTerm } from './seed-threshold.ts';
 import { minHashKey, nearDuplicateOrder, splitGroups } from './near-duplicate-order.ts';
 import { ForwardIndex } from './forward-index.ts';
@@ -79,7 +80,7 @@ const BOUND_SLACK = 1e-9;
  * once for all its members when the query holds none of the indices they differ on.
  */
 export class SparseIndex {
-  private readonly postings = new Map<number, PostingList>();
+  private readonly postings = new PostingLists();
   private readonly slotOf = new Map<string, number>();
   /** Row s: the distinct indices slot s holds, for what a delete takes back from the document frequencies. */
   private termsOfSlots = new RaggedArray<Uint32Array<ArrayBufferLike>>(Uint32Array);
@@ -95,6 +96,11 @@ export class SparseIndex {
 
   get size(): number {
     return this.slotOf.size;
+  }
+
+  /** How many posting lists are built as objects: a saved index's lists are built on first use (posting-lists.ts). */
+  get builtPostingLists(): number {
+    return this.postings.builtCount;
   }
 
   /** How many groups of near-duplicates the last clusterNearDuplicates found (and kept). */
@@ -113,7 +119,7 @@ export class SparseIndex {
    */
   toSections(): SparseIndexSections {
     if (this.deletedSlots > 0) this.compact();
-    const lists = [...this.postings].sort(([a], [b]) => a - b);
+    const lists = [...this.postings.all()].sort(([a], [b]) => a - b);
     const listStarts = new Int32Array(lists.length + 1);
     lists.forEach(([, list], k) => (listStarts[k + 1] = listStarts[k]! + list.length));
     const slots = new Int32Array(listStarts[lists.length]!);
@@ -127,11 +133,11 @@ export class SparseIndex {
     return { ids: [...this.idOfSlot], terms: Uint32Array.from(lists, ([index]) => index), listStarts, slots, weights, slotTerms, slotTermStarts, ...groups };
   }
 
-  /** An index from toSections' arrays, which it uses in place (views of a file's buffer): no copy, no sorting. */
+  /** An index from toSections' arrays, which it uses in place (views of a file's buffer): no copy, no sorting, each list built on first use. */
   static fromSections(sections: SparseIndexSections, minGarbageToCompact = MIN_GARBAGE_TO_COMPACT): SparseIndex {
     const index = new SparseIndex(minGarbageToCompact);
     const { ids, terms, listStarts, slots, weights } = sections;
-    terms.forEach((term, k) => index.postings.set(term, PostingList.fromSorted(slots.subarray(listStarts[k], listStarts[k + 1]), weights.subarray(listStarts[k], listStarts[k + 1]))));
+    index.postings.loadSaved(terms, listStarts, slots, weights);
     ids.forEach((id, slot) => index.slotOf.set(id, slot));
     index.idOfSlot = [...ids];
     index.deleted = new Uint8Array(Math.max(64, ids.length * 2));
@@ -165,8 +171,9 @@ export class SparseIndex {
     for (const slot of this.slotOf.values()) isLive[slot] = 1;
     const liveSlots = Int32Array.from(this.slotOf.values()).sort();
     const commonAbove = Math.max(COMMON_FLOOR, this.slotOf.size * COMMON_SHARE);
-    const isCommon = (index: number) => this.postings.get(index)!.documentFrequency > commonAbove;
-    const forward = new ForwardIndex(this.termsOfSlots, this.postings, isLive);
+    const postings = this.postings.all();
+    const isCommon = (index: number) => postings.get(index)!.documentFrequency > commonAbove;
+    const forward = new ForwardIndex(this.termsOfSlots, postings, isLive);
     const sketched = nearDuplicateOrder(liveSlots, (slot) => minHashKey(this.termsOfSlots.at(slot), isCommon));
     const { order, groupStarts } = splitGroups(sketched, (representative, slot) => forward.differsInAtMost(representative, slot, NEAR_DUPLICATE_DIFFERENCES));
     this.groups = DuplicateGroups.build(order, groupStarts, forward);
@@ -177,12 +184,13 @@ export class SparseIndex {
   private renumber(order: Int32Array, isLive: Uint8Array): void {
     const newSlotOf = new Int32Array(this.idOfSlot.length);
     order.forEach((slot, newSlot) => (newSlotOf[slot] = newSlot));
+    const postings = this.postings.all();
     let longest = 0;
-    for (const list of this.postings.values()) longest = Math.max(longest, list.length);
+    for (const list of postings.values()) longest = Math.max(longest, list.length);
     const scratch = new Float64Array(longest);
-    for (const [index, list] of this.postings) {
+    for (const [index, list] of postings) {
       list.renumber(newSlotOf, isLive, scratch);
-      if (list.length === 0) this.postings.delete(index);
+      if (list.length === 0) postings.delete(index);
     }
     this.termsOfSlots = this.termsOfSlots.reordered(order);
     this.idOfSlot = Array.from(order, (slot) => this.idOfSlot[slot]!);
@@ -195,7 +203,7 @@ export class SparseIndex {
 
   /** Gives back the spare capacity lists keep for appends: after a bulk load, to hold only what is stored. */
   trimToSize(): void {
-    for (const list of this.postings.values()) list.trimToSize();
+    for (const list of this.postings.built()) list.trimToSize();
     this.termsOfSlots.trimToSize();
   }
 
@@ -320,12 +328,7 @@ export class SparseIndex {
   }
 
   private postingOf(index: number): PostingList {
-    let list = this.postings.get(index);
-    if (list === undefined) {
-      list = new PostingList();
-      this.postings.set(index, list);
-    }
-    return list;
+    return this.postings.getOrCreate(index);
   }
 
   /** Compacts once tombstones are a quarter of what is stored, so the work stays proportional to the edits. */
@@ -344,9 +347,10 @@ export class SparseIndex {
       newSlotOf[slot] = idOfSlot.length;
       idOfSlot.push(this.idOfSlot[slot]!);
     }
-    for (const [index, list] of this.postings) {
+    const postings = this.postings.all();
+    for (const [index, list] of postings) {
       list.compact(this.deleted, newSlotOf);
-      if (list.length === 0) this.postings.delete(index);
+      if (list.length === 0) postings.delete(index);
     }
     for (const [id, slot] of this.slotOf) this.slotOf.set(id, newSlotOf[slot]!);
     this.groups.compact(this.deleted, newSlotOf, this.idOfSlot.length);

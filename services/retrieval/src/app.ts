@@ -83,7 +83,8 @@ function timeoutOptions(overrides: Partial<HttpTimeouts> = {}) {
 }
 
 /**
- * Fastify's maxParamLength (default 100, https://fastify.dev/docs/latest/Reference/Server/#maxparamlength): a longer
+ * Fastify's maxParamLength (default 100, https://fastify.dev/docs/latest/Reference/Server/#maxparamlength; set under
+ * routerOptions, where Fastify 5 reads router options without a deprecation warning): a longer
  * parameter is routed to "not found", so `/documents/<a gs:// name of 101 characters>` failed. 16 KiB is Node's whole
  * request head (--max-http-header-size, https://nodejs.org/api/cli.html#--max-http-header-sizesize): every name a
  * request can carry reaches the route, which refuses one past its own limit with a coded 414.
@@ -96,7 +97,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: 64 * 1024,
     disableRequestLogging: true,
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     ...timeoutOptions(deps.httpTimeouts),
     ...frameworkErrorOptions,
   });

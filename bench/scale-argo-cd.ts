@@ -13,7 +13,7 @@
  *
  *   pnpm exec tsx bench/scale-argo-cd.ts [--write] [--scale N] [--no-build]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, lstat, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -23,6 +23,7 @@ import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 import { ARGO_CD_QUESTIONS, buildQueries, goldenQuestions } from './argo-cd-queries.ts';
 import { writeResultsSection } from './results-file.ts';
+import { exitOf, listeningUrl, POLL_MS, postSearch, search, untilOk } from './server-process.ts';
 import { HTTP_CONNECTIONS, HTTP_SECONDS, measure, ROUNDS, runAutocannon, type Distribution } from './search-load.ts';
 
 const repositoryRoot = fileURLToPath(new URL('../', import.meta.url));
@@ -37,8 +38,6 @@ const PROJECTED_CHUNKS = 1_000_000;
 
 /** The server's default k (TOP_K): the requests send only the query. */
 const TOP_K = 5;
-const POLL_MS = 50;
-const START_TIMEOUT_MS = 300_000;
 
 interface IngestRun {
   summary: string;
@@ -251,13 +250,6 @@ async function folderBytes(folder: string): Promise<number> {
   return total;
 }
 
-function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve({ code: child.exitCode, signal: child.signalCode });
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-  });
-}
-
 /** The compiled server on the scale's data folder: start, memory, latency on one connection, then under load. */
 async function measureServer(dataDir: string, lists: QueryLists): Promise<ServerRun> {
   const started = performance.now();
@@ -290,44 +282,6 @@ async function measureServer(dataDir: string, lists: QueryLists): Promise<Server
       await exitOf(child);
     }
   }
-}
-
-/** The address the server prints once it listens (`listening on http://127.0.0.1:PORT`). */
-function listeningUrl(child: ChildProcess, log: () => string): Promise<string> {
-  let output = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (part: Buffer) => {
-      output += part.toString();
-      const url = /listening on (http:\/\/[\d.]+:\d+)/.exec(output)?.[1];
-      if (url) resolve(url);
-    });
-    child.once('exit', (code) => reject(new Error(`the server exited ${code} before listening: ${output}\n${log()}`)));
-  });
-}
-
-function postSearch(url: string, query: string): Promise<Response> {
-  return fetch(`${url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
-}
-
-/** Seconds from `started` until `request` answers 200, trying every POLL_MS; a 503 (still loading) or a refused connection is "not yet". */
-async function untilOk(request: () => Promise<Response>, started: number): Promise<number> {
-  for (;;) {
-    const response = await request().catch(() => undefined);
-    if (response?.status === 200) {
-      await response.arrayBuffer();
-      return (performance.now() - started) / 1000;
-    }
-    if (response && response.status !== 503) throw new Error(`${response.url} answered ${response.status}: ${await response.text()}`);
-    await response?.arrayBuffer();
-    if (performance.now() - started > START_TIMEOUT_MS) throw new Error(`no 200 within ${START_TIMEOUT_MS / 1000} s of the start`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-}
-
-async function search(url: string, query: string): Promise<void> {
-  const response = await postSearch(url, query);
-  if (response.status !== 200) throw new Error(`POST /search answered ${response.status}: ${await response.text()}`);
-  await response.arrayBuffer();
 }
 
 function requestsPerSecond(load: autocannon.Result): number {

@@ -16,7 +16,7 @@
  * `--server BUNDLE` serves with another build of the server (an older dist/ copied beside it, to compare
  * two builds on the same machine load); `--json FILE` saves this run's figures; `--before FILE` puts an earlier run's figures beside them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -26,14 +26,13 @@ import { parseArgs } from 'node:util';
 import { debianManual, HTML_MANUALS } from './debian-manuals.ts';
 import { embeddedEnv, runIngestProcess } from './ingest-process.ts';
 import { writeResultsSection } from './results-file.ts';
+import { exitOf, listeningUrl, postSearch, search, untilOk } from './server-process.ts';
 import { HTTP_CONNECTIONS, HTTP_SECONDS, measure, ROUNDS, runAutocannon } from './search-load.ts';
 
 const repositoryRoot = fileURLToPath(new URL('../', import.meta.url));
 const QUESTIONS_FILE = new URL('./queries/postgresql-questions.txt', import.meta.url);
 const SERVER_BUNDLE = 'dist/retrieval/server.js';
 const SECTION_TITLE = '## Scale: distinct chunks, the PostgreSQL manual against four Debian manuals (issue 30)';
-const POLL_MS = 50;
-const START_TIMEOUT_MS = 300_000;
 /** USER_HZ, the unit of /proc/PID/stat's utime and stime (`getconf CLK_TCK`). */
 const CLOCK_TICKS_PER_SECOND = 100;
 
@@ -110,7 +109,7 @@ async function readQuestions(): Promise<string[]> {
 function build(): Promise<void> {
   console.error('building dist/ (scripts/build.ts)');
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: repositoryRoot, stdio: ['ignore', 2, 2] });
-  return exitOf(child).then((code) => {
+  return exitOf(child).then(({ code }) => {
     if (code !== 0) throw new Error(`scripts/build.ts exited ${code}`);
   });
 }
@@ -138,7 +137,7 @@ async function indexOf(root: string, name: string, manuals: readonly string[]): 
 async function hardLinkTree(source: string, target: string): Promise<void> {
   await mkdir(join(target, '..'), { recursive: true });
   const child = spawn('cp', ['-al', source, target], { stdio: ['ignore', 'ignore', 'inherit'] });
-  if ((await exitOf(child)) !== 0) await cp(source, target, { recursive: true });
+  if ((await exitOf(child)).code !== 0) await cp(source, target, { recursive: true });
 }
 
 async function measureServer(bundle: string, dataDir: string, questions: string[]): Promise<Omit<SizeRun, 'name' | 'chunks'>> {
@@ -180,50 +179,6 @@ async function cpuSecondsOf(pid: number): Promise<number> {
 async function rssMiBOf(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   return Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? NaN) / 1024;
-}
-
-function listeningUrl(child: ChildProcess, log: () => string): Promise<string> {
-  let output = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (part: Buffer) => {
-      output += part.toString();
-      const url = /listening on (http:\/\/[\d.]+:\d+)/.exec(output)?.[1];
-      if (url) resolve(url);
-    });
-    child.once('exit', (code) => reject(new Error(`the server exited ${code} before listening: ${output}\n${log()}`)));
-  });
-}
-
-function postSearch(url: string, query: string): Promise<Response> {
-  return fetch(`${url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
-}
-
-/** Seconds from `started` to the first 200; a 503 (the view still loading) or a refused connection is "not yet". */
-async function untilOk(request: () => Promise<Response>, started: number): Promise<number> {
-  for (;;) {
-    const response = await request().catch(() => undefined);
-    if (response?.status === 200) {
-      await response.arrayBuffer();
-      return (performance.now() - started) / 1000;
-    }
-    if (response && response.status !== 503) throw new Error(`${response.url} answered ${response.status}: ${await response.text()}`);
-    await response?.arrayBuffer();
-    if (performance.now() - started > START_TIMEOUT_MS) throw new Error(`no 200 within ${START_TIMEOUT_MS / 1000} s of the start`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-}
-
-async function search(url: string, query: string): Promise<void> {
-  const response = await postSearch(url, query);
-  if (response.status !== 200) throw new Error(`POST /search answered ${response.status}: ${await response.text()}`);
-  await response.arrayBuffer();
-}
-
-function exitOf(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
-    child.once('exit', (code) => resolve(code));
-  });
 }
 
 function sectionOf(runs: DistinctRun[], questionCount: number): string {

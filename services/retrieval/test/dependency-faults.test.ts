@@ -5,7 +5,6 @@
  * as soon as it is back.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPortUrl, startFakeServer, within } from '../../../packages/core/test/adapters/fake-server.ts';
@@ -156,14 +155,6 @@ describe('a service started while Qdrant is down', () => {
 });
 
 /** A port that is free now: listen on 0, read the port, close. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 function waitForOutput(child: ChildProcess, pattern: RegExp, output: { text: string }): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const onData = (data: Buffer) => {
@@ -202,7 +193,7 @@ describe('the real server process with a collection built by another model', () 
     const qdrantServer = await startFakeServer(qdrant.handle);
     const embedServer = await startFakeServer(teiEmbed);
     const output = { text: '' };
-    const child = spawnServer({ PORT: String(await freePort()), QDRANT_URL: qdrantServer.url, EMBED_URL: embedServer.url, EMBED_MODEL: 'my-model' });
+    const child = spawnServer({ PORT: '0', QDRANT_URL: qdrantServer.url, EMBED_URL: embedServer.url, EMBED_MODEL: 'my-model' });
     expect(await within(exitOf(child, output), 30_000)).toBe(1);
     expect(output.text).toContain('RAG_MODEL_MISMATCH');
     expect(output.text).toContain('was built with other-model');
@@ -217,20 +208,22 @@ describe('the real server process with every dependency on a closed port', () =>
   let embedUrl = '';
 
   beforeAll(async () => {
-    const port = await freePort();
     embedUrl = await closedPortUrl();
+    // PORT=0: the server binds a free port itself and prints it; a port picked here and released could be taken meanwhile.
     child = spawnServer({
-      PORT: String(port),
+      PORT: '0',
       QDRANT_URL: await closedPortUrl(),
       EMBED_URL: embedUrl,
       RERANK_URL: await closedPortUrl(),
       GATEWAY_URL: await closedPortUrl(),
     });
-    await within(waitForOutput(child, /listening on/, output), 30_000);
-    baseUrl = `http://127.0.0.1:${port}`;
+    await within(waitForOutput(child, /listening on http:\/\/[\d.]+:\d+ /, output), 30_000);
+    baseUrl = /listening on (http:\/\/[\d.]+:\d+) /.exec(output.text)![1]!;
   });
 
   afterAll(async () => {
+    // A server gone before its tests ended says why here, not only as a refused connection.
+    if (child && (child.exitCode !== null || child.signalCode !== null)) console.error(`the server exited early (${child.exitCode ?? child.signalCode}):\n${output.text}`);
     if (child && child.exitCode === null) {
       const exited = new Promise((resolve) => child!.once('exit', resolve));
       child.kill('SIGTERM');

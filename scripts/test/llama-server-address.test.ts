@@ -11,6 +11,10 @@ describe("llama-server's listening address", () => {
     expect(listeningAddress(line)).toBe('http://127.0.0.1:38887');
   });
 
+  it('is never port 0, which a line written before the listener bound can show', () => {
+    expect(listeningAddress(`main: model loaded, server is listening on http://127.0.0.1:0\n${line}`)).toBe('http://127.0.0.1:38887');
+  });
+
   it('is the first one logged', () => {
     expect(listeningAddress(`main: model loaded, server is listening on http://127.0.0.1:1\n${line}`)).toBe('http://127.0.0.1:1');
   });

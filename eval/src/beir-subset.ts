@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createInterface } from 'node:readline';
-import { assertBeirDir, beirFiles, readQrels } from './beir.ts';
+import { assertBeirDir, beirFiles, jsonLines, readQrels } from './beir.ts';
 
 /**
  * A smaller BEIR corpus for a model too slow to embed the whole one on a CPU (nomic-embed-text-v1.5 on
@@ -16,26 +15,30 @@ import { assertBeirDir, beirFiles, readQrels } from './beir.ts';
 
 const USAGE = 'usage: tsx eval/src/beir-subset.ts <beir dir> --documents N --out <dir>';
 
-async function corpusLines(file: string): Promise<Array<{ id: string; line: string }>> {
-  const entries: Array<{ id: string; line: string }> = [];
-  for await (const line of createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity })) {
-    if (line.trim() !== '') entries.push({ id: String((JSON.parse(line) as { _id: unknown })._id), line });
-  }
-  return entries;
+interface CorpusEntry {
+  id: string;
+  line: string;
+  /** SHA-256 of the id: the order distractors are taken in. */
+  hash: string;
 }
 
-function idHash(id: string): string {
-  return createHash('sha256').update(id).digest('hex');
+async function readCorpus(file: string): Promise<CorpusEntry[]> {
+  const entries: CorpusEntry[] = [];
+  for await (const entry of jsonLines(file)) {
+    const id = String(entry['_id']);
+    entries.push({ id, line: JSON.stringify(entry), hash: createHash('sha256').update(id).digest('hex') });
+  }
+  return entries;
 }
 
 export async function writeBeirSubset(source: string, documents: number, out: string): Promise<{ judged: number; distractors: number }> {
   assertBeirDir(source);
   const files = beirFiles(source);
   const judged = new Set([...(await readQrels(files.qrels)).values()].flatMap((grades) => [...grades.keys()]));
-  const corpus = await corpusLines(files.corpus);
+  const corpus = await readCorpus(files.corpus);
   const distractors = corpus
     .filter((entry) => !judged.has(entry.id))
-    .sort((a, b) => (idHash(a.id) < idHash(b.id) ? -1 : 1))
+    .sort((a, b) => (a.hash < b.hash ? -1 : 1))
     .slice(0, Math.max(0, documents - judged.size));
   const kept = new Set([...judged, ...distractors.map((entry) => entry.id)]);
   const target = beirFiles(out);
@@ -58,4 +61,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${values.out}: ${judged} judged documents and ${distractors} distractors\n`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

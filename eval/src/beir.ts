@@ -23,7 +23,7 @@ export function assertBeirDir(dir: string): void {
   if (missing.length > 0) throw new Error(`Not a BEIR dataset folder, missing: ${missing.join(', ')}`);
 }
 
-async function* jsonLines(file: string): AsyncGenerator<Record<string, unknown>> {
+export async function* jsonLines(file: string): AsyncGenerator<Record<string, unknown>> {
   const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
   for await (const line of lines) if (line.trim() !== '') yield JSON.parse(line) as Record<string, unknown>;
 }

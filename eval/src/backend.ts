@@ -1,3 +1,5 @@
+import type { ConversationTurn } from '@rag/core';
+
 /** What the runner needs from a retrieval system, whether it is reached over HTTP or built in process. */
 
 export interface EvalPassage {
@@ -22,6 +24,18 @@ export interface EvalBackend {
   search(query: string, k: number): Promise<EvalPassage[]>;
   chat(query: string): Promise<ChatReply>;
   close(): Promise<void>;
+}
+
+/** A follow-up as /chat searches it without a gateway: its expanded query, and the topic leg's documents beside it. */
+export interface FollowUpSearch {
+  query: string;
+  topicSources: readonly string[];
+  passages: EvalPassage[];
+}
+
+/** A backend that can search a follow-up as the product does (the conversation runner's). */
+export interface ConversationBackend extends EvalBackend {
+  searchFollowUp(question: string, earlier: readonly ConversationTurn[], k: number): Promise<FollowUpSearch>;
 }
 
 /** /search refuses k above 50; the golden-set runner reads this deep. */

@@ -5,6 +5,11 @@ const fixed = (value: number) => value.toFixed(3);
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ⏎ ');
 const rank = (value: number | undefined) => (value === undefined ? '–' : String(value));
 
+/** The expanded query, then the documents its topic leg searched the follow-up's own words in. */
+function llmFreeQuery(searched: { query: string; topicSources?: readonly string[] }): string {
+  return searched.topicSources?.length ? `${searched.query} ⟂ topic leg in ${searched.topicSources.join(', ')}` : searched.query;
+}
+
 /** The follow-ups' numbers per mode, then each conversation's ranks and what was searched. No timestamp (see report.ts). */
 export function conversationMarkdown(result: ConversationResult, notes: string | undefined): string {
   const lines = [
@@ -25,7 +30,7 @@ export function conversationMarkdown(result: ConversationResult, notes: string |
     `| --- | --- | --- | ${result.modes.map(() => '---').join(' | ')} | --- |`,
     ...result.conversations.map(
       (outcome) =>
-        `| ${outcome.number} | ${cell(outcome.followUp)} | ${cell(`${outcome.expectedSource}${outcome.expectedSubstring ? ` ∋ "${outcome.expectedSubstring}"` : ''}`)} | ${result.modes.map((mode) => rank(outcome.modes[mode].rank)).join(' | ')} | ${cell(outcome.modes['LLM-free (expanded)'].query)} |`,
+        `| ${outcome.number} | ${cell(outcome.followUp)} | ${cell(`${outcome.expectedSource}${outcome.expectedSubstring ? ` ∋ "${outcome.expectedSubstring}"` : ''}`)} | ${result.modes.map((mode) => rank(outcome.modes[mode].rank)).join(' | ')} | ${cell(llmFreeQuery(outcome.modes['LLM-free (expanded)']))} |`,
     ),
     '',
   ];

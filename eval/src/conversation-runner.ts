@@ -1,5 +1,5 @@
 import { searchQueryFor, Telemetry, turnsFromHistory, type ChatModel, type ConversationTurn } from '@rag/core';
-import { SEARCH_DEPTH, type EvalBackend } from './backend.ts';
+import { SEARCH_DEPTH, type ConversationBackend, type EvalBackend, type EvalPassage } from './backend.ts';
 import type { ConversationSet, GoldenConversation } from './conversation-set.ts';
 import { firstHitRank, rankMetrics, type RankMetrics } from './metrics.ts';
 import { ScriptedCondenser } from './scripted-condenser.ts';
@@ -18,8 +18,8 @@ export interface ConversationOutcome {
   followUp: string;
   expectedSource: string;
   expectedSubstring: string | undefined;
-  /** Per mode: the text searched for and the 1-based rank of the first hit within SEARCH_DEPTH. */
-  modes: Record<ConversationMode, { query: string; rank: number | undefined }>;
+  /** Per mode: the text searched for, the topic leg's documents (LLM-free mode), and the 1-based rank of the first hit within SEARCH_DEPTH. */
+  modes: Record<ConversationMode, { query: string; topicSources?: readonly string[]; rank: number | undefined }>;
 }
 
 export interface ConversationResult {
@@ -36,13 +36,20 @@ export interface ConversationResult {
   gate: { minHit5: number; minMrr: number; why: string; mode: ConversationMode; passed: boolean; failures: string[] };
 }
 
-/** The text each mode searches for: the product's own searchQueryFor, with no gateway or with the scripted one. */
-async function queryFor(mode: ConversationMode, entry: GoldenConversation, earlier: ConversationTurn[], condensers: Condensers, telemetry: Telemetry): Promise<string> {
-  if (mode === 'without history') return entry.followUp;
-  const chatModel = mode === 'scripted gateway (condensed)' ? condensers.scripted : mode === REAL_CONDENSER_MODE ? condensers.model : undefined;
+/**
+ * What each mode searches for and finds: the product's own searchQueryFor with the scripted or the real condenser
+ * (a condensed query is searched as it is), and the product's LLM-free follow-up search (expanded query + topic leg).
+ */
+async function searchFor(mode: ConversationMode, entry: GoldenConversation, earlier: ConversationTurn[], backend: ConversationBackend, condensers: Condensers, telemetry: Telemetry): Promise<{ query: string; topicSources?: readonly string[]; passages: EvalPassage[] }> {
+  if (mode === 'without history') return { query: entry.followUp, passages: await backend.search(entry.followUp, SEARCH_DEPTH) };
+  if (mode === GATED_MODE) {
+    const { query, topicSources, passages } = await backend.searchFollowUp(entry.followUp, earlier, SEARCH_DEPTH);
+    return { query, topicSources, passages };
+  }
+  const chatModel = mode === 'scripted gateway (condensed)' ? condensers.scripted : condensers.model;
   // A CPU model condenses in seconds to tens of seconds: the eval waits for it (the service's CONDENSE_TIMEOUT_MS would fall back).
   const search = await searchQueryFor(entry.followUp, earlier, { chatModel, telemetry, condenseTimeoutMs: mode === REAL_CONDENSER_MODE ? 600_000 : undefined });
-  return search.text;
+  return { query: search.text, passages: await backend.search(search.text, SEARCH_DEPTH) };
 }
 
 /**
@@ -65,19 +72,18 @@ interface Condensers {
   model: ChatModel | undefined;
 }
 
-async function runOne(entry: GoldenConversation, backend: EvalBackend, condensers: Condensers, modeList: ConversationMode[], telemetry: Telemetry, answers: Map<string, Promise<string>>): Promise<ConversationOutcome> {
+async function runOne(entry: GoldenConversation, backend: ConversationBackend, condensers: Condensers, modeList: ConversationMode[], telemetry: Telemetry, answers: Map<string, Promise<string>>): Promise<ConversationOutcome> {
   const modes = {} as ConversationOutcome['modes'];
   const earlier = await earlierTurns(entry, backend, answers);
   for (const mode of modeList) {
-    const query = await queryFor(mode, entry, earlier, condensers, telemetry);
-    const passages = await backend.search(query, SEARCH_DEPTH);
-    modes[mode] = { query, rank: firstHitRank(passages, { expectedSource: entry.expectedSource, expectedSubstring: entry.expectedSubstring }) };
+    const { passages, ...searched } = await searchFor(mode, entry, earlier, backend, condensers, telemetry);
+    modes[mode] = { ...searched, rank: firstHitRank(passages, { expectedSource: entry.expectedSource, expectedSubstring: entry.expectedSubstring }) };
   }
   return { number: entry.number, followUp: entry.followUp, expectedSource: entry.expectedSource, expectedSubstring: entry.expectedSubstring, modes };
 }
 
 /** Every follow-up in every mode, one at a time; the gate applies to the LLM-free mode. */
-export async function runConversationSet(set: ConversationSet, backend: EvalBackend, model?: ChatModel): Promise<ConversationResult> {
+export async function runConversationSet(set: ConversationSet, backend: ConversationBackend, model?: ChatModel): Promise<ConversationResult> {
   const condensers = { scripted: new ScriptedCondenser(new Map(set.conversations.map((entry) => [entry.followUp, entry.standalone]))), model };
   const modeList: ConversationMode[] = [...CONVERSATION_MODES, ...(model ? [REAL_CONDENSER_MODE as ConversationMode] : [])];
   const telemetry = new Telemetry();

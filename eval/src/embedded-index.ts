@@ -3,9 +3,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Answerer, chunkMarkdown, contextualText, createChunkContexts, NO_CONTEXT, type ChunkContexts, type ChatModel, createChatModel, createEmbedder, createReranker, createStore, encodeDocument, fusionOf, ingest, PUBLIC_ONLY, RagError, Retriever, Telemetry, type Config, type Embedder, type IndexedChunk, type Logger, type RrfParameters, type SearchHit, type VectorStore } from '@rag/core';
+import { Answerer, type ConversationTurn, chunkMarkdown, contextualText, createChunkContexts, NO_CONTEXT, type ChunkContexts, type ChatModel, createChatModel, createEmbedder, createReranker, createStore, encodeDocument, fusionOf, ingest, PUBLIC_ONLY, RagError, Retriever, Telemetry, type Config, type Embedder, type IndexedChunk, type Logger, type RrfParameters, type SearchHit, type VectorStore } from '@rag/core';
 import { createConverters, LocalDirectorySource } from '@rag/core/ingestion';
-import type { ChatReply, EvalBackend, EvalPassage } from './backend.ts';
+import type { ChatReply, ConversationBackend, EvalBackend, EvalPassage, FollowUpSearch } from './backend.ts';
 import { CachedEmbedder } from './embedding-cache.ts';
 import type { GoldenCorpus } from './golden-set.ts';
 
@@ -15,8 +15,10 @@ import type { GoldenCorpus } from './golden-set.ts';
  * in-process eval never writes into a shared collection (use --url against a served stack for that).
  * Local models stay cached in the real RAG_DATA_DIR/models.
  */
-export class EmbeddedIndex implements EvalBackend {
+export class EmbeddedIndex implements ConversationBackend {
   readonly description: string;
+  /** Follow-ups are searched as without a gateway, whatever model answers /chat here. */
+  private readonly llmFreeAnswerer: Answerer;
 
   private constructor(
     readonly config: Config,
@@ -33,6 +35,7 @@ export class EmbeddedIndex implements EvalBackend {
     const rerank = retriever.reranks ? `, reranked (${config.RERANK_MODEL ?? config.RERANK_URL})` : ', no reranker';
     const context = contexts ? `, chunk context ${contexts.description}` : '';
     this.description = `in process, embedded ${store.name}: ${dense}${rerank}${context}`;
+    this.llmFreeAnswerer = new Answerer({ retriever, minScore: config.RAG_MIN_SCORE, telemetry });
   }
 
   /** `embeddingCache`: a folder where passage embeddings are kept between runs (see embedding-cache.ts). */
@@ -123,6 +126,12 @@ export class EmbeddedIndex implements EvalBackend {
   /** What an anonymous /search sees: public documents only (golden-set corpora have no access rules). */
   async search(query: string, k: number): Promise<EvalPassage[]> {
     return (await this.retriever.search(query, k, PUBLIC_ONLY)).map(toPassage);
+  }
+
+  /** A follow-up searched as an anonymous /chat without a gateway searches it (Answerer.retrieveFor). */
+  async searchFollowUp(question: string, earlier: readonly ConversationTurn[], k: number): Promise<FollowUpSearch> {
+    const { search, retrieval, topic } = await this.llmFreeAnswerer.retrieveFor(question, k, PUBLIC_ONLY, undefined, earlier);
+    return { query: search.text, topicSources: topic?.sources ?? [], passages: retrieval.hits.map(toPassage) };
   }
 
   /**

@@ -52,6 +52,8 @@ describe('the multi-turn eval', () => {
     expect(result.conversations[0]!.modes['without history'].rank).toBeUndefined();
     expect(result.metrics['LLM-free (expanded)']!.hitAt5).toBe(1);
     expect(result.conversations[0]!.modes['LLM-free (expanded)'].query).toBe('And how do I bring one back?\nHow often are database snapshots taken?');
+    // The product's LLM-free search (Answerer.retrieveFor): the topic leg searches the previous question's documents.
+    expect(result.conversations[0]!.modes['LLM-free (expanded)'].topicSources?.[0]).toBe('backups.md');
     expect(result.conversations[0]!.modes['scripted gateway (condensed)']).toEqual({ query: 'restore a database snapshot with stratactl restore', rank: 1 });
     expect(result.metrics['scripted gateway (condensed)']!.mrr).toBe(1);
   });
@@ -63,6 +65,7 @@ describe('the multi-turn eval', () => {
     expect(markdown).toMatch(/\| without history \| [\d.]+ \| 0\.500 \|/);
     expect(markdown).toMatch(/\| LLM-free \(expanded\) \| [\d.]+ \| 1\.000 \|/);
     expect(markdown).toContain('**passed**');
+    expect(markdown).toMatch(/How often are database snapshots taken\? ⟂ topic leg in backups\.md/);
   });
 
   it('refuses a set whose conversation has no history', () => {

@@ -70,6 +70,18 @@ describe('QdrantStore with a search filter', () => {
     expect(body!.prefetch.map((prefetch) => prefetch.filter)).toEqual([expected, expected]);
   });
 
+  it("sends a follow-up topic leg's exact sources as match.any, beside the request's own glob (both must hold)", async () => {
+    qdrant.queries.length = 0;
+    const filter = { ...toSearchFilter({ source: 'docs/**' }), sourcesIn: ['docs/user-guide/b.md', 'hr/c.pdf'] };
+    const hits = await store.search({ dense: [1, 0], sparse: encodeQuery('rollback'), limit: 5, prefetchLimit: 20, visibleGroups: ['hr'], filter });
+    expect(hits.map((hit) => hit.source)).toEqual(['docs/user-guide/b.md']);
+    const [body] = qdrant.queries as Array<{ filter: { must: unknown[] } }>;
+    expect(body!.filter.must).toEqual([
+      { key: 'source', match: { any: ['docs/operator-manual/a.md', 'docs/user-guide/b.md'] } },
+      { key: 'source', match: { any: ['docs/user-guide/b.md', 'hr/c.pdf'] } },
+    ]);
+  });
+
   it('sends no source condition for a match-all glob (`**`), rather than every indexed source', async () => {
     qdrant.queries.length = 0;
     const hits = await store.search({ dense: [1, 0], sparse: encodeQuery('rollback'), limit: 5, prefetchLimit: 20, visibleGroups: [], filter: toSearchFilter({ source: '**', type: 'pdf' }) });

@@ -7,11 +7,12 @@ import { buildChatMessages } from '../chat/prompt.ts';
 import { queryCoverage } from '../chat/query-coverage.ts';
 import { withEarlierTurns, type ConversationTurn } from '../conversation/conversation.ts';
 import { searchQueryFor, type SearchQuery } from '../conversation/search-query.ts';
+import { previousSearchText, TOPIC_PASSAGES_READ, topicSources, type TopicLeg } from '../conversation/topic-leg.ts';
 import type { SearchHit } from '../domain.ts';
 import type { Logger } from '../logger.ts';
 import { timed, type Telemetry } from '../telemetry.ts';
 import { inSpan, inStreamSpan, inSyncSpan, modelCallSpan, suiteTracer } from '../tracing/spans.ts';
-import type { Retriever } from './retrieve.ts';
+import type { Retrieval, Retriever } from './retrieve.ts';
 import type { SearchControls } from '../search-filter/search-controls.ts';
 
 export type AnswerMode = 'llm' | 'extractive';
@@ -68,14 +69,12 @@ export class Answerer {
    * from them (searchQueryFor), and answered as the user asked it, the turns before it in the prompt.
    */
   async answer(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, earlier: readonly ConversationTurn[] = [], controls: SearchControls = {}): Promise<ChatAnswer> {
-    const search = await searchQueryFor(question, earlier, this.options, signal);
-    const { passages, reranked } = await this.relevantPassages(search.text, k, visibleGroups, signal, controls);
+    const { search, passages, reranked } = await this.relevantPassages(question, k, visibleGroups, signal, earlier, controls);
     return { ...(await this.answerFrom(question, search, passages, earlier, signal)), reranked, ...searchQueryField(search) };
   }
 
   async *stream(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, earlier: readonly ConversationTurn[] = [], controls: SearchControls = {}): AsyncIterable<AnswerStreamEvent> {
-    const search = await searchQueryFor(question, earlier, this.options, signal);
-    const { passages, reranked } = await this.relevantPassages(search.text, k, visibleGroups, signal, controls);
+    const { search, passages, reranked } = await this.relevantPassages(question, k, visibleGroups, signal, earlier, controls);
     const chatModel = this.options.chatModel;
     if (passages.length === 0 || !chatModel) {
       const answer = { ...(passages.length === 0 ? this.notCovered() : this.extractive(search.text, passages)), reranked, ...searchQueryField(search) };
@@ -131,29 +130,49 @@ export class Answerer {
     return inSyncSpan('build prompt', { attributes: { 'rag.prompt.passages': passages.length } }, () => withEarlierTurns(buildChatMessages(question, passages), earlier));
   }
 
+  /**
+   * What /chat answers from, before relevance is judged: the question's passages, or a follow-up's, searched with
+   * its condensed query, or LLM-free with its expanded query beside its topic leg (conversation/topic-leg.ts).
+   */
+  async retrieveFor(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, earlier: readonly ConversationTurn[] = [], controls: SearchControls = {}): Promise<{ search: SearchQuery; retrieval: Retrieval; topic: TopicLeg | undefined }> {
+    const search = await searchQueryFor(question, earlier, this.options, signal);
+    const topic = search.method === 'expanded' ? await this.topicLeg(question, earlier, visibleGroups, signal, controls) : undefined;
+    return { search, retrieval: await this.options.retriever.retrieve(search.text, k, visibleGroups, signal, controls, topic), topic };
+  }
+
+  /** The follow-up's own words, to be searched within the documents the previous question's search ranked first. */
+  private async topicLeg(question: string, earlier: readonly ConversationTurn[], visibleGroups: readonly string[], signal: AbortSignal | undefined, controls: SearchControls): Promise<TopicLeg | undefined> {
+    const previous = previousSearchText(earlier);
+    if (previous === undefined) return undefined;
+    const sources = topicSources(await this.options.retriever.search(previous, TOPIC_PASSAGES_READ, visibleGroups, signal, controls));
+    return sources.length > 0 ? { text: question, sources } : undefined;
+  }
+
   /** The retrieved passages, or none when the best one is not relevant enough to answer from. */
   private async relevantPassages(
     question: string,
     k: number,
     visibleGroups: readonly string[],
-    signal?: AbortSignal,
-    controls: SearchControls = {},
-  ): Promise<{ passages: SearchHit[]; reranked: boolean | undefined }> {
-    const { hits, reranked } = await this.options.retriever.retrieve(question, k, visibleGroups, signal, controls);
-    const best = hits[0];
-    const relevant = best !== undefined && this.isRelevant(question, best, controls.freshness !== undefined);
-    return { passages: relevant ? hits : [], reranked };
+    signal: AbortSignal | undefined,
+    earlier: readonly ConversationTurn[],
+    controls: SearchControls,
+  ): Promise<{ search: SearchQuery; passages: SearchHit[]; reranked: boolean | undefined }> {
+    const { search, retrieval, topic } = await this.retrieveFor(question, k, visibleGroups, signal, earlier, controls);
+    const best = retrieval.hits[0];
+    const rankScored = controls.freshness !== undefined || topic !== undefined;
+    const relevant = best !== undefined && this.isRelevant(search.text, best, rankScored);
+    return { search, passages: relevant ? retrieval.hits : [], reranked: retrieval.reranked };
   }
 
   /**
    * RAG_MIN_SCORE is compared with the kind of score it was set for: with a reranker, the rerank
    * probability, which a result has only when the reranker ran (more than k candidates). Otherwise,
-   * and when RAG_MIN_SCORE is unset, the question-coverage rule decides; so it does for a fused score a freshness
-   * boost changed (a rank score plus a bonus, not the score RAG_MIN_SCORE was set for).
+   * and when RAG_MIN_SCORE is unset, the question-coverage rule decides; so it does for a rank score: a fused score
+   * a freshness boost changed (a rank score plus a bonus), or a follow-up's topic fusion, neither the score RAG_MIN_SCORE was set for.
    */
-  private isRelevant(question: string, best: SearchHit, boosted: boolean): boolean {
+  private isRelevant(question: string, best: SearchHit, rankScored: boolean): boolean {
     const { minScore, retriever } = this.options;
-    const scoreIsComparable = minScore !== undefined && (retriever.reranks ? best.reranked === true : !boosted);
+    const scoreIsComparable = minScore !== undefined && (retriever.reranks ? best.reranked === true : !rankScored);
     return scoreIsComparable ? best.score >= minScore : queryCoverage(question, best.text, retriever.bm25Language) >= MIN_QUERY_COVERAGE;
   }
 

@@ -13,6 +13,7 @@ import { timed, type Telemetry } from '../telemetry.ts';
 import { isQueryRecorded } from '../tracing/query-recording.ts';
 import { inSpan, inSyncSpan, modelCallSpan, SpanKind } from '../tracing/spans.ts';
 import { RerankCircuit, type OutageLog, type RerankAdmission } from './rerank-circuit.ts';
+import { fuseTopicLeg, TOPIC_FUSION_CANDIDATES, type TopicLeg } from '../conversation/topic-leg.ts';
 
 /** RERANK_FALLBACK: answer from the fused ranking while the reranker is down, or fail with its 503/504. */
 export type RerankFallback = 'fused' | 'fail';
@@ -82,13 +83,12 @@ export class Retriever {
    * (PUBLIC_ONLY for a caller without groups). The store filters while it ranks, so k visible passages
    * come back whenever that many match.
    */
-  async retrieve(query: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, controls: SearchControls = {}): Promise<Retrieval> {
-    const attributes = { 'gen_ai.operation.name': 'retrieval', 'rag.top_k': k, ...(isQueryRecorded() ? { 'rag.query.text': query } : {}) };
+  async retrieve(query: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, controls: SearchControls = {}, topic?: TopicLeg): Promise<Retrieval> {
+    const attributes = { 'gen_ai.operation.name': 'retrieval', 'rag.top_k': k, ...(isQueryRecorded() ? { 'rag.query.text': query } : {}), ...(topic ? { 'rag.follow_up.topic_sources': topic.sources.length } : {}) };
     return inSpan('retrieval', { attributes }, async (span) => {
       const { reranker, telemetry } = this.options;
-      const [dense, sparse] = await Promise.all([this.embedQuery(query, signal), this.encodeSparse(query)]);
       const limit = Math.max(reranker ? this.options.rerankCandidates : k, k, controls.maxPerSource ? k * DIVERSITY_CANDIDATES_PER_RESULT : 0);
-      const candidates = await this.searchStore(dense, sparse, limit, visibleGroups, signal, controls.filter, controls.freshness);
+      const candidates = topic ? await this.searchWithTopicLeg(query, topic, limit, visibleGroups, signal, controls) : await this.searchText(query, limit, visibleGroups, signal, controls);
       const reranked = reranker && candidates.length > k ? await this.rerankOrFallBack(query, candidates, signal) : undefined;
       // The store boosted the fused order; a reranked order gets the same boost over its own ranks.
       const ordered = reranked && controls.freshness ? boostRerankedOrder(reranked, controls.freshness, this.options.fusion?.k) : reranked;
@@ -99,6 +99,24 @@ export class Retriever {
       span.setAttributes({ 'rag.hits': top.length, ...(retrieval.reranked === undefined ? {} : { 'rag.reranked': retrieval.reranked }) });
       return retrieval;
     });
+  }
+
+  /** Both legs of one text: embedded and BM25-encoded, then searched in one store call. */
+  private async searchText(text: string, limit: number, visibleGroups: readonly string[], signal: AbortSignal | undefined, controls: SearchControls, filter = controls.filter): Promise<SearchHit[]> {
+    const [dense, sparse] = await Promise.all([this.embedQuery(text, signal), this.encodeSparse(text)]);
+    return this.searchStore(dense, sparse, limit, visibleGroups, signal, filter, controls.freshness);
+  }
+
+  /** A follow-up's expanded query and its topic leg (the follow-up's words within the previous search's documents), fused. */
+  private async searchWithTopicLeg(query: string, topic: TopicLeg, limit: number, visibleGroups: readonly string[], signal: AbortSignal | undefined, controls: SearchControls): Promise<SearchHit[]> {
+    const depth = Math.max(limit, TOPIC_FUSION_CANDIDATES);
+    const [expanded, within] = await Promise.all([
+      this.searchText(query, depth, visibleGroups, signal, controls),
+      // Both legs here too: a follow-up's own words embedded alone still rank its documents' passages (measured
+      // with all-MiniLM-L6-v2 on the argo-cd set: hit@5 0.591 hybrid, 0.455 with this leg BM25 only).
+      this.searchText(topic.text, depth, visibleGroups, signal, controls, { ...controls.filter, sourcesIn: topic.sources }),
+    ]);
+    return fuseTopicLeg(expanded, within, this.options.fusion?.k).slice(0, limit);
   }
 
   /**

@@ -11,6 +11,7 @@ export function documentMatcher(filter: SearchFilter): (source: string, metadata
   const titleMatches = titlePatternMatcher(filter.title);
   return (source, metadata) => {
     if (sourceMatches && !sourceMatches(source)) return false;
+    if (filter.sourcesIn && !filter.sourcesIn.includes(source)) return false;
     if (titleMatches && !(metadata?.title !== undefined && titleMatches(metadata.title))) return false;
     if (filter.types && !(metadata && filter.types.includes(metadata.type))) return false;
     if (filter.modifiedAfter !== undefined && !(metadata?.modifiedAt !== undefined && metadata.modifiedAt >= filter.modifiedAfter)) return false;

@@ -47,6 +47,8 @@ export interface SearchFilter {
   modifiedAfter?: number | undefined;
   modifiedBefore?: number | undefined;
   meta?: Readonly<Record<string, readonly string[]>> | undefined;
+  /** Exactly these sources (a follow-up's topic leg, conversation/topic-leg.ts); never set by a request. */
+  sourcesIn?: readonly string[] | undefined;
 }
 
 export interface SearchControls {
@@ -116,6 +118,7 @@ export function isEmptyFilter(filter: SearchFilter | undefined): boolean {
   return (
     !filter ||
     (filter.source === undefined &&
+      filter.sourcesIn === undefined &&
       filter.title === undefined &&
       filter.types === undefined && filter.modifiedAfter === undefined && filter.modifiedBefore === undefined && (filter.meta === undefined || Object.keys(filter.meta).length === 0))
   );

@@ -49,6 +49,7 @@ export function filterConditions(filter: SearchFilter | undefined, sources: read
   };
   return [
     ...(sources ? [{ key: 'source', match: { any: [...sources] } }] : []),
+    ...(filter.sourcesIn ? [{ key: 'source', match: { any: [...filter.sourcesIn] } }] : []),
     ...(titles ? [{ key: 'title', match: { any: [...titles] } }] : []),
     ...(filter.types ? [{ key: 'type', match: { any: [...filter.types] } }] : []),
     ...(Object.keys(range).length > 0 ? [{ key: 'modified_at', range }] : []),

@@ -1,12 +1,12 @@
 import { CONDENSE_PROMPT_VERSION } from '@rag/core';
-import type { ConversationResult } from './conversation-runner.ts';
+import type { ConversationResult, ModeSearch } from './conversation-runner.ts';
 
 const fixed = (value: number) => value.toFixed(3);
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ⏎ ');
 const rank = (value: number | undefined) => (value === undefined ? '–' : String(value));
 
 /** The expanded query, then the documents its topic leg searched the follow-up's own words in. */
-function llmFreeQuery(searched: { query: string; topicSources?: readonly string[] }): string {
+function llmFreeQuery(searched: ModeSearch): string {
   return searched.topicSources?.length ? `${searched.query} ⟂ topic leg in ${searched.topicSources.join(', ')}` : searched.query;
 }
 

@@ -13,13 +13,19 @@ export type ConversationMode = (typeof CONVERSATION_MODES)[number] | typeof REAL
 /** The mode CI gates on: the embedded default has no gateway. */
 export const GATED_MODE: ConversationMode = 'LLM-free (expanded)';
 
+/** What one mode searched for: the text, and for the LLM-free mode the documents its topic leg searched. */
+export interface ModeSearch {
+  query: string;
+  topicSources?: readonly string[] | undefined;
+}
+
 export interface ConversationOutcome {
   number: number;
   followUp: string;
   expectedSource: string;
   expectedSubstring: string | undefined;
   /** Per mode: the text searched for, the topic leg's documents (LLM-free mode), and the 1-based rank of the first hit within SEARCH_DEPTH. */
-  modes: Record<ConversationMode, { query: string; topicSources?: readonly string[]; rank: number | undefined }>;
+  modes: Record<ConversationMode, ModeSearch & { rank: number | undefined }>;
 }
 
 export interface ConversationResult {
@@ -40,12 +46,9 @@ export interface ConversationResult {
  * What each mode searches for and finds: the product's own searchQueryFor with the scripted or the real condenser
  * (a condensed query is searched as it is), and the product's LLM-free follow-up search (expanded query + topic leg).
  */
-async function searchFor(mode: ConversationMode, entry: GoldenConversation, earlier: ConversationTurn[], backend: ConversationBackend, condensers: Condensers, telemetry: Telemetry): Promise<{ query: string; topicSources?: readonly string[]; passages: EvalPassage[] }> {
+async function searchFor(mode: ConversationMode, entry: GoldenConversation, earlier: ConversationTurn[], backend: ConversationBackend, condensers: Condensers, telemetry: Telemetry): Promise<ModeSearch & { passages: EvalPassage[] }> {
   if (mode === 'without history') return { query: entry.followUp, passages: await backend.search(entry.followUp, SEARCH_DEPTH) };
-  if (mode === GATED_MODE) {
-    const { query, topicSources, passages } = await backend.searchFollowUp(entry.followUp, earlier, SEARCH_DEPTH);
-    return { query, topicSources, passages };
-  }
+  if (mode === GATED_MODE) return backend.searchFollowUp(entry.followUp, earlier, SEARCH_DEPTH);
   const chatModel = mode === 'scripted gateway (condensed)' ? condensers.scripted : condensers.model;
   // A CPU model condenses in seconds to tens of seconds: the eval waits for it (the service's CONDENSE_TIMEOUT_MS would fall back).
   const search = await searchQueryFor(entry.followUp, earlier, { chatModel, telemetry, condenseTimeoutMs: mode === REAL_CONDENSER_MODE ? 600_000 : undefined });

@@ -73,7 +73,7 @@ export class EmbeddedIndex implements ConversationBackend {
       embedder: this.embedder,
       contexts: this.contexts,
       converters: createConverters(this.config),
-      chunking: { chunkSize: this.config.CHUNK_SIZE, chunkOverlap: this.config.CHUNK_OVERLAP },
+      chunking: { chunkSize: this.config.CHUNK_SIZE, chunkOverlap: this.config.CHUNK_OVERLAP, minChars: this.config.CHUNK_MIN_CHARS },
       embedBatchSize: this.config.EMBED_BATCH_SIZE,
       concurrency: this.config.INGEST_CONCURRENCY,
       prune: false,
@@ -91,7 +91,7 @@ export class EmbeddedIndex implements ConversationBackend {
    * and vectors as ingestion, without one write per document): fast enough for a 5,000-document BEIR corpus.
    */
   async indexDocuments(documents: AsyncIterable<{ source: string; markdown: string }> | Iterable<{ source: string; markdown: string }>, batchChunks = 2000): Promise<number> {
-    const chunking = { chunkSize: this.config.CHUNK_SIZE, chunkOverlap: this.config.CHUNK_OVERLAP };
+    const chunking = { chunkSize: this.config.CHUNK_SIZE, chunkOverlap: this.config.CHUNK_OVERLAP, minChars: this.config.CHUNK_MIN_CHARS };
     const ingestedAt = new Date().toISOString();
     let pending: IndexedChunk[] = [];
     let total = 0;

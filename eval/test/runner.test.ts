@@ -22,7 +22,7 @@ let dataDir: string;
 beforeAll(async () => {
   set = await loadGoldenSet(resolve(import.meta.dirname, 'fixtures/mini.yaml'), repository);
   dataDir = await mkdtemp(join(tmpdir(), 'rag-eval-test-'));
-  const index = await EmbeddedIndex.open(loadConfig({ RAG_DATA_DIR: dataDir }), createLogger('silent'));
+  const index = await EmbeddedIndex.open(loadConfig({ RAG_DATA_DIR: dataDir, CHUNK_MIN_CHARS: '0' }), createLogger('silent'));
   try {
     expect(await index.ingestFolder(set.corpus!)).toEqual({ files: 3, chunks: 6 });
     inProcess = await runGoldenSet(set, index, gate);

@@ -73,7 +73,7 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
       contexts,
       converters: createConverters(config),
       preparation,
-      chunking: { chunkSize: config.CHUNK_SIZE, chunkOverlap: config.CHUNK_OVERLAP },
+      chunking: { chunkSize: config.CHUNK_SIZE, chunkOverlap: config.CHUNK_OVERLAP, minChars: config.CHUNK_MIN_CHARS },
       embedBatchSize: config.EMBED_BATCH_SIZE,
       concurrency: config.INGEST_CONCURRENCY,
       prune: options.prune,

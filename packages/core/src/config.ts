@@ -90,6 +90,7 @@ export const configSchema = z
     RAG_MIN_SCORE: z.coerce.number().min(0).optional(),
     CHUNK_SIZE: integer(100, 100_000).default(1200),
     CHUNK_OVERLAP: integer(0, 100_000).default(200),
+    CHUNK_MIN_CHARS: integer(0, 100_000).default(400),
     GCS_BUCKET: optionalText,
     GCS_PREFIX: z.string().default(''),
     /** The folder that was ingested: GET /documents/<source> serves its files (GCS_BUCKET: signed URLs instead). */

@@ -12,7 +12,10 @@ import { httpDispatcher } from '../../../packages/core/src/http/http-dispatcher.
 
 export const handbookFolder = new URL('./fixtures/handbook/', import.meta.url).pathname;
 
-/** The real ingestion pipeline over a folder of Markdown, with the service's chunking defaults. */
+/**
+ * The real ingestion pipeline over a folder of Markdown, at the seed's chunk boundaries (CHUNK_MIN_CHARS=0): the fixtures'
+ * tests name chunks by number, one per small section.
+ */
 export function ingestFolder(folder: string, store: VectorStore, embedder: Embedder | undefined, logger: Logger, extraConverters: Converter[] = []): Promise<IngestSummary> {
   return ingest({
     source: new LocalDirectorySource(folder),

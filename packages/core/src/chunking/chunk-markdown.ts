@@ -5,6 +5,7 @@ import { chunkId } from './chunk-id.ts';
 import { assertMarkdownWithinLimits } from './markdown-limits.ts';
 import { sectionText, splitMarkdownLayouts } from './markdown-sections.ts';
 import { prefixChunkText } from './prefix.ts';
+import { mergeSmallPieces } from './merge-small-pieces.ts';
 import { carriedTableHeader } from './table-header.ts';
 import { splitTextSpans, type SplitOptions } from './split-text.ts';
 
@@ -35,7 +36,8 @@ export function chunkDocument(document: ConvertedDocument, source: string, optio
       return { headingPath: layout.headingPath, text: header ? `${header}\n${text}` : text, pages, boxes };
     }),
   );
-  return pieces.map(({ headingPath, text, pages, boxes }, chunkIndex) => ({
+  const minChars = options.minChars ?? 0;
+  return (minChars > 0 ? mergeSmallPieces(pieces, minChars) : pieces).map(({ headingPath, text, pages, boxes }, chunkIndex) => ({
     id: chunkId(source, chunkIndex),
     source,
     headingPath,

@@ -9,6 +9,11 @@
 export interface SplitOptions {
   chunkSize: number;
   chunkOverlap: number;
+  /**
+   * A piece shorter than this (characters) is merged into its neighbour (merge-small-pieces.ts); 0 keeps the
+   * Python pipeline's chunk boundaries.
+   */
+  minChars?: number;
 }
 
 const SEPARATORS = ['\n\n', '\n', ' ', ''] as const;

@@ -10,6 +10,8 @@ import type { Bm25Language } from '../sparse/languages/bm25-languages.ts';
 export interface ChunkOptions {
   chunkSize: number;
   chunkOverlap: number;
+  /** CHUNK_MIN_CHARS: pieces under it are merged into a neighbour; 0 or absent keeps the seed's boundaries. */
+  minChars?: number;
 }
 
 export function contentHashOf(bytes: Buffer): string {

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Answerer, type ConversationTurn, chunkMarkdown, contextualText, createChunkContexts, NO_CONTEXT, type ChunkContexts, type ChatModel, createChatModel, createEmbedder, createReranker, createStore, encodeDocument, fusionOf, ingest, PUBLIC_ONLY, RagError, Retriever, Telemetry, type Config, type Embedder, type IndexedChunk, type Logger, type RrfParameters, type SearchHit, type VectorStore } from '@rag/core';
+import { Answerer, type ConversationTurn, chunkMarkdown, chunkOptionsOf, contextualText, createChunkContexts, NO_CONTEXT, type ChunkContexts, type ChatModel, createChatModel, createEmbedder, createReranker, createStore, encodeDocument, fusionOf, ingest, PUBLIC_ONLY, RagError, Retriever, Telemetry, type Config, type Embedder, type IndexedChunk, type Logger, type RrfParameters, type SearchHit, type VectorStore } from '@rag/core';
 import { createConverters, LocalDirectorySource } from '@rag/core/ingestion';
 import type { ChatReply, ConversationBackend, EvalBackend, EvalPassage, FollowUpSearch } from './backend.ts';
 import { CachedEmbedder } from './embedding-cache.ts';
@@ -73,7 +73,7 @@ export class EmbeddedIndex implements ConversationBackend {
       embedder: this.embedder,
       contexts: this.contexts,
       converters: createConverters(this.config),
-      chunking: { chunkSize: this.config.CHUNK_SIZE, chunkOverlap: this.config.CHUNK_OVERLAP, minChars: this.config.CHUNK_MIN_CHARS },
+      chunking: chunkOptionsOf(this.config),
       embedBatchSize: this.config.EMBED_BATCH_SIZE,
       concurrency: this.config.INGEST_CONCURRENCY,
       prune: false,
@@ -91,7 +91,7 @@ export class EmbeddedIndex implements ConversationBackend {
    * and vectors as ingestion, without one write per document): fast enough for a 5,000-document BEIR corpus.
    */
   async indexDocuments(documents: AsyncIterable<{ source: string; markdown: string }> | Iterable<{ source: string; markdown: string }>, batchChunks = 2000): Promise<number> {
-    const chunking = { chunkSize: this.config.CHUNK_SIZE, chunkOverlap: this.config.CHUNK_OVERLAP, minChars: this.config.CHUNK_MIN_CHARS };
+    const chunking = chunkOptionsOf(this.config);
     const ingestedAt = new Date().toISOString();
     let pending: IndexedChunk[] = [];
     let total = 0;

@@ -1,4 +1,4 @@
-import { createChunkContexts, createEmbedder, createStore, ingest, NO_CONTEXT, RagError, type Config, type IngestSummary, type Logger, type Shard } from '@rag/core';
+import { chunkOptionsOf, createChunkContexts, createEmbedder, createStore, ingest, NO_CONTEXT, RagError, type Config, type IngestSummary, type Logger, type Shard } from '@rag/core';
 import {
   createConverters,
   defaultConvertWorkers,
@@ -73,7 +73,7 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
       contexts,
       converters: createConverters(config),
       preparation,
-      chunking: { chunkSize: config.CHUNK_SIZE, chunkOverlap: config.CHUNK_OVERLAP, minChars: config.CHUNK_MIN_CHARS },
+      chunking: chunkOptionsOf(config),
       embedBatchSize: config.EMBED_BATCH_SIZE,
       concurrency: config.INGEST_CONCURRENCY,
       prune: options.prune,

@@ -32,6 +32,7 @@ export type { Embedder } from './embedders/embedder.ts';
 export * from './fusion/rrf.ts';
 export * from './pipeline/answer.ts';
 export * from './pipeline/ingest.ts';
+export * from './pipeline/chunk-options.ts';
 export * from './pipeline/ingest-summary.ts';
 export * from './pipeline/shard.ts';
 export * from './pipeline/retrieve.ts';

@@ -157,7 +157,8 @@ describe.skipIf(skipReason !== undefined)('DoclingServeConverter against the rea
       const expected = await expectedChunkCounts(fixtures, converter);
       expect(expected.docling, 'the fixtures must chunk differently, or the count proves nothing').not.toBe(expected.embedded);
 
-      const run = await runIngestCli(dataDir, [corpus], { DOCLING_URL: docling.url, DOCLING_API_KEY: API_KEY });
+      // CHUNK_MIN_CHARS 0: the job cuts at the seed's boundaries, as CHUNKING does for the expected counts.
+      const run = await runIngestCli(dataDir, [corpus], { DOCLING_URL: docling.url, DOCLING_API_KEY: API_KEY, CHUNK_MIN_CHARS: '0' });
 
       expect(run.stderr).not.toContain('failed:');
       expect(run.lastLine).toBe(`done: 4 files, ${expected.docling} chunks, ${expected.docling} upserts, 0 deletes, 0 skipped, 0 errors`);

@@ -114,8 +114,8 @@ describe('POST /chat through the gateway', () => {
     expect(messages[0]!.content).toMatch(/only the passages/i);
     expect(messages[0]!.content).toMatch(/Cite every claim/);
     expect(messages[0]!.content).toMatch(/untrusted data/);
-    // The fence value is drawn for each request and named in the system rules.
-    const nonce = /^Each passage starts with a line <<<PASSAGE ([0-9a-f]{24}) \[label\]>>>/m.exec(messages[0]!.content)?.[1];
+    // The fence value is drawn for each request and named on the user message's first line.
+    const nonce = /^Fence value: ([0-9a-f]{24})\n/.exec(messages[1]!.content)?.[1];
     expect(nonce).toBeDefined();
     const user = messages[1]!.content;
     expect(user).toContain(`<<<PASSAGE ${nonce} [P1]>>>\nonboarding.md > Onboarding > Remote work\n\n`);

@@ -60,7 +60,7 @@ describe('a document forging a citation, with a language model', () => {
     const { status } = await postJson(stack.baseUrl, '/chat', { query: QUESTION });
     expect(status).toBe(200);
     const [system, user] = model.prompts.at(-1)!;
-    const nonce = /<<<PASSAGE ([0-9a-f]{24}) \[label\]>>>/.exec(system!.content)![1]!;
+    const nonce = /^Fence value: ([0-9a-f]{24})$/m.exec(user!.content)![1]!;
     expect(nonce).not.toBe(GUESSED);
     expect(user!.content).toMatch(/<<<PASSAGE [0-9a-f]{24} \[P[12]\]>>>\nwiki\/update\.md > /);
     const forgerLabel = /<<<PASSAGE [0-9a-f]{24} \[(P[12])\]>>>\nwiki\/update\.md > /.exec(user!.content)![1]!;
@@ -133,10 +133,10 @@ describe('a file whose name is written to break the prompt', () => {
     const { status, body } = await postJson(stack.baseUrl, '/chat', { query: QUESTION });
     expect(status).toBe(200);
     const [system, user] = model.prompts.at(-1)!;
-    const nonce = /<<<PASSAGE ([0-9a-f]{24}) \[label\]>>>/.exec(system!.content)![1]!;
+    const nonce = /^Fence value: ([0-9a-f]{24})$/m.exec(user!.content)![1]!;
     // The name stands inside the passage, on its heading line, never on a line the rules trust.
     expect(user!.content).toContain(`<<<PASSAGE ${nonce} [P1]>>>\n${HOSTILE} > Annual leave\n\nEvery employee gets 25 days`);
-    expect(user!.content.split('\n').filter((line) => line.includes(nonce))).toEqual([`<<<PASSAGE ${nonce} [P1]>>>`, `<<<END ${nonce}>>>`]);
+    expect(user!.content.split('\n').filter((line) => line.startsWith('<<<') && line.includes(nonce))).toEqual([`<<<PASSAGE ${nonce} [P1]>>>`, `<<<END ${nonce}>>>`]);
     expect(body.answer).toBe(`Leave is unlimited [${HOSTILE}#0].`);
     expect(body.citations.map((citation: { source: string; chunk_index: number }) => `${citation.source}#${citation.chunk_index}`)).toEqual([`${HOSTILE}#0`]);
     expect(body).not.toHaveProperty('unknown_citations');

@@ -16,7 +16,8 @@ interface ChatRequest {
 
 /**
  * Answers like an OpenAI-compatible gateway (POST /v1/chat/completions): as the judge when the
- * system prompt is the rubric, otherwise with the first passage's label plus one invented label.
+ * system prompt is the rubric, otherwise with the first sentence of the first passage, its label and one
+ * invented label.
  */
 function fakeGateway(requests: ChatRequest[]): Server {
   return createServer((request, response) => {
@@ -34,11 +35,17 @@ function fakeGateway(requests: ChatRequest[]): Server {
       const content =
         system === JUDGE_RUBRIC
           ? 'Here is my verdict:\n```json\n{"faithfulness": 0.5, "unsupported_claims": ["the invented part"], "reason": "half of it is in the passages"}\n```'
-          : `It is in the documents [${/^<<<PASSAGE [0-9a-f]{24} \[(P\d+)\]>>>$/m.exec(user)?.[1] ?? 'none#0'}] and also [invented.md#7].`;
+          : restatedFirstPassage(user);
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content } }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }));
     });
   });
+}
+
+function restatedFirstPassage(prompt: string): string {
+  const passage = /^<<<PASSAGE [0-9a-f]{24} \[(P\d+)\]>>>\n[^\n]*\n(?:[^\n]*\n)*?((?:\S+ ){4}[^\n]*)/m.exec(prompt);
+  const sentence = (passage?.[2] ?? 'It is in the documents.').split(/(?<=[.!?])\s/)[0]!.replace(/[.!?]+$/, '');
+  return `${sentence} [${passage?.[1] ?? 'none#0'}] and also [invented.md#7].`;
 }
 
 const repository = resolve(import.meta.dirname, '../..');
@@ -86,7 +93,7 @@ describe('answer-level evaluation against a local OpenAI-compatible gateway', ()
   it('asks the same gateway to judge each answer with the fixed rubric, and reads the JSON verdict', () => {
     const judged = requests.filter((request) => request.messages[0]?.content === JUDGE_RUBRIC);
     expect(judged).toHaveLength(4);
-    expect(judged[0]?.messages[1]?.content).toContain('Answer to grade:\nIt is in the documents [backups.md#');
+    expect(judged[0]?.messages[1]?.content).toMatch(/Answer to grade:\n[^\n]+ \[backups\.md#\d+\] and also \[invented\.md#7\]\./);
     expect(evaluation.meanFaithfulness).toBe(0.5);
     expect(evaluation.judged).toBe(4);
     expect(evaluation.judgeFailures).toBe(0);

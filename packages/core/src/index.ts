@@ -26,6 +26,8 @@ export { checkGrounding, MIN_CLAIM_STEMS, SUPPORT_THRESHOLD, type Grounding, typ
 export { answerSentences, type AnswerSentence } from './answer-check/answer-sentences.ts';
 export { contentStems, sentenceSupport } from './answer-check/sentence-support.ts';
 export { isDeclined } from './answer-check/declines.ts';
+export { UNSUPPORTED_MARK } from './answer-check/unsupported-mark.ts';
+export { verifyAnswer, droppedNotice, type UnsupportedClaims, type VerifiedAnswer } from './answer-check/verified-answer.ts';
 export { NOT_COVERED_ANSWER } from './chat/extractive.ts';
 export { chunkMarkdown } from './chunking/chunk-markdown.ts';
 export type { Embedder } from './embedders/embedder.ts';

@@ -11,7 +11,7 @@ import { createLogger } from '@rag/core';
 import { LanceDbStore } from '@rag/core/embedded';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeFakeServers, startFakeServer, within } from '../../../packages/core/test/adapters/fake-server.ts';
-import { SLOW_ANSWER_TOKENS, SlowGateway } from './fakes/slow-gateway.ts';
+import { SlowGateway } from './fakes/slow-gateway.ts';
 import { handbookFolder, ingestFolder } from './test-stack.ts';
 
 const repositoryRoot = new URL('../../../', import.meta.url).pathname;
@@ -125,7 +125,8 @@ describe('SIGTERM to the server during a streamed /chat answer', () => {
     expect(await getOnNewConnection(server.port, '/readyz')).toBe('ECONNREFUSED');
     const frames = await within(stream.frames, 10_000);
     expect(frames.at(-1)?.event).toBe('done');
-    expect(frames.at(-1)?.data.answer).toBe(SLOW_ANSWER_TOKENS.join(''));
+    // The system cites the sentence the model left uncited.
+    expect(frames.at(-1)?.data.answer).toMatch(/^Up to three days a week from home \[onboarding\.md#\d+\]\. Thanks\.$/);
     expect((await within(server.exited, 10_000)).code, server.output.text).toBe(0);
     expect(server.output.text).toContain('"msg":"shut down"');
     expect(server.output.text).not.toContain('still open');

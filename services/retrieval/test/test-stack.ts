@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Answerer, createLogger, ingest, PassageReader, Retriever, Telemetry, type ChatModel, type DocumentOrigin, type Embedder, type IngestSummary, type Logger, type Reranker, type VectorStore } from '@rag/core';
+import { Answerer, createLogger, ingest, PassageReader, Retriever, Telemetry, type ChatModel, type DocumentOrigin, type Embedder, type IngestSummary, type Logger, type Reranker, type UnsupportedClaims, type VectorStore } from '@rag/core';
 import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough, type Converter } from '@rag/core/ingestion';
 import { LanceDbStore } from '@rag/core/embedded';
 import type { FastifyInstance } from 'fastify';
@@ -58,6 +58,8 @@ export async function startTestStack(options: {
   documents?: DocumentOrigin;
   /** Converters besides Markdown's (e.g. PdfConverter, for paged documents). */
   converters?: Converter[];
+  /** UNSUPPORTED_CLAIMS; default mark. */
+  unsupportedClaims?: UnsupportedClaims;
 } = {}): Promise<TestStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rag-test-'));
   const logger = options.logger ?? createLogger('silent');
@@ -66,7 +68,7 @@ export async function startTestStack(options: {
   await store.open(options.embedder ? await options.embedder.describe() : null);
   const ingestSummary = await ingestFolder(options.folder ?? handbookFolder, store, options.embedder, logger, options.converters);
   const retriever = new Retriever({ store, embedder: options.embedder, reranker: options.reranker, rerankCandidates: 50, telemetry });
-  const answerer = new Answerer({ retriever, chatModel: options.chatModel, minScore: options.minScore, telemetry });
+  const answerer = new Answerer({ retriever, chatModel: options.chatModel, minScore: options.minScore, unsupportedClaims: options.unsupportedClaims, telemetry });
   const app = buildApp({
     retriever,
     answerer,

@@ -15,7 +15,7 @@ const hasChromium = chromiumPresent("the web page's browser tests are skipped");
 /** Every wait is bounded: a broken page fails within this, never hangs. */
 const WAIT_MS = 15_000;
 
-/** A chat model that streams its first token, then waits for the test before finishing. */
+/** A chat model that streams its first sentence and the start of the next, then waits for the test before finishing. */
 class GatedChatModel implements ChatModel {
   readonly modelId = 'gated-test-model';
   private release: () => void = () => {};
@@ -34,9 +34,9 @@ class GatedChatModel implements ChatModel {
   }
 
   async *stream(_messages: ChatMessage[]): AsyncIterable<ChatStreamEvent> {
-    yield { type: 'token', text: 'Staff may work remotely ' };
+    yield { type: 'token', text: 'Staff may work remotely up to three days a week [onboarding.md#1]. Ask ' };
     await this.gate;
-    yield { type: 'token', text: 'up to three days a week [onboarding.md#1], as <b>the</b> handbook says [nowhere.md#9].' };
+    yield { type: 'token', text: 'your manager first, as <b>the</b> handbook says [nowhere.md#9].' };
     yield { type: 'done', usage: { promptTokens: 321, completionTokens: 23, totalTokens: 344 } };
   }
 }
@@ -145,7 +145,8 @@ describe.skipIf(!hasChromium)('the web page in a real Chromium', () => {
     chatModel.close();
     await open(llm);
     await page.getByRole('button', { name: 'Ask' }).click();
-    // The first token is on screen while the model is still held back: the stream is rendered live.
+    // The first sentence is on screen while the model is still held back: the stream is rendered live,
+    // a sentence at a time (each checked against the passages before it is sent).
     await page.locator('#answer', { hasText: 'Staff may work remotely' }).waitFor();
     expect(await page.locator('#citations li[data-label="onboarding.md#1"]').count()).toBe(1);
     expect(await page.locator('#answer').getAttribute('aria-busy')).toBe('true');
@@ -153,8 +154,9 @@ describe.skipIf(!hasChromium)('the web page in a real Chromium', () => {
     chatModel.open();
     await page.locator('#mode:not([hidden])').waitFor();
     expect(await text(page, '#mode')).toBe('llm');
+    // The second sentence is in no passage: its invented citation goes, the server's mark stands in its place.
     expect(await text(page, '#answer')).toBe(
-      'Staff may work remotely up to three days a week [onboarding.md#1], as <b>the</b> handbook says [nowhere.md#9].',
+      'Staff may work remotely up to three days a week [onboarding.md#1]. Ask your manager first, as <b>the</b> handbook says [not supported by the documents].',
     );
     expect(await page.locator('#answer b').count()).toBe(0);
     expect(await page.locator('#answer').getAttribute('aria-busy')).toBe('false');

@@ -5,7 +5,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { ChatModel, ChatStreamEvent } from '@rag/core';
+import { UNSUPPORTED_MARK, type ChatModel, type ChatStreamEvent } from '@rag/core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey, parseApiKeys } from '../src/auth/api-keys.ts';
@@ -82,7 +82,9 @@ describe.skipIf(!hasChromium)('the web page renders answers (real Chromium)', ()
     expect(await page.locator('#answer img').count()).toBe(0);
     expect(await page.locator('#answer').textContent()).toContain('<img src=x');
     expect(await page.title()).not.toBe('pwned');
-    const link = page.locator('#answer a.cite');
+    // The markup's line says nothing the passages say: the server marks it, and the page flags the mark.
+    expect(await page.locator('#answer li .unsupported').textContent()).toBe(UNSUPPORTED_MARK);
+    const link = page.locator('#answer li a.cite');
     expect(await link.textContent()).toBe('[onboarding.md#1]');
     expect(await page.locator('#not-covered').isHidden()).toBe(true);
     await screenshot('answer-markdown');

@@ -19,6 +19,8 @@ const WAIT_MS = 15_000;
 
 /** What a poisoned document could make a model repeat: a script link, an image handler, an SVG handler. */
 const HOSTILE_ANSWER = [
+  'Staff may work remotely up to three days a week [onboarding.md#1].',
+  '',
   'Read [the policy](javascript:document.title=%27pwned-link%27) first [onboarding.md#1].',
   '',
   '<img src=x onerror="document.title=\'pwned-img\'">',

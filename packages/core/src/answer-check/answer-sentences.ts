@@ -1,4 +1,5 @@
 import { labelsInText } from '../chat/citations.ts';
+import { UNSUPPORTED_MARK } from './unsupported-mark.ts';
 
 /** One sentence of an answer: its text without citation brackets, and the labels it cites. */
 export interface AnswerSentence {
@@ -8,6 +9,11 @@ export interface AnswerSentence {
   claim: string;
   /** The labels of its citation brackets (`P2`, `docs/x.md#3`), in order, distinct. */
   labels: string[];
+  /** Where `text` stands in the answer: `answer.slice(start, end)` is the sentence as written, its citations included. */
+  start: number;
+  end: number;
+  /** The server marked it as supported by no passage (UNSUPPORTED_MARK); the mark is no part of the claim. */
+  marked: boolean;
 }
 
 /**
@@ -24,27 +30,36 @@ const LIST_MARKER = /^\s*(?:[-*+]|\d+[.)]|#{1,6})\s+/;
 export function answerSentences(answer: string, isKnown: (label: string) => boolean): AnswerSentence[] {
   const sentences: AnswerSentence[] = [];
   let inFence = false;
+  let lineStart = 0;
   for (const line of answer.split('\n')) {
+    const start = lineStart;
+    lineStart += line.length + 1;
     if (FENCE.test(line)) {
       inFence = !inFence;
       continue;
     }
     if (inFence || line.trim() === '') continue;
-    for (const { segment } of segmenter.segment(line.replace(LIST_MARKER, ''))) {
+    const marker = LIST_MARKER.exec(line)?.[0] ?? '';
+    for (const { segment, index } of segmenter.segment(line.slice(marker.length))) {
+      const segmentStart = start + marker.length + index;
       const leading = LEADING_CITATIONS.exec(segment)?.[0] ?? '';
       const previous = sentences.at(-1);
-      if (leading && previous && leading.trim() !== '' && citesOnly(leading, isKnown)) {
+      const attached = leading.trim() !== '' && previous !== undefined && citesOnly(leading, isKnown);
+      if (attached) {
         previous.text = `${previous.text} ${leading.trim()}`;
         previous.labels = distinct([...previous.labels, ...labelsOf(leading, isKnown)]);
+        previous.end = segmentStart + leading.length;
       }
-      const rest = leading && previous && citesOnly(leading, isKnown) ? segment.slice(leading.length) : segment;
-      if (rest.trim() !== '') sentences.push(sentenceOf(rest.trim(), isKnown));
+      const rest = attached ? segment.slice(leading.length) : segment;
+      if (rest.trim() === '') continue;
+      const restStart = segmentStart + (attached ? leading.length : 0) + (rest.length - rest.trimStart().length);
+      sentences.push(sentenceOf(rest.trim(), restStart, isKnown));
     }
   }
   return sentences;
 }
 
-function sentenceOf(text: string, isKnown: (label: string) => boolean): AnswerSentence {
+function sentenceOf(text: string, start: number, isKnown: (label: string) => boolean): AnswerSentence {
   const labels = labelsInText(text, isKnown);
   let claim = '';
   let copied = 0;
@@ -56,7 +71,9 @@ function sentenceOf(text: string, isKnown: (label: string) => boolean): AnswerSe
     copied = bracket.index + bracket[0].length;
   }
   claim += text.slice(copied);
-  return { text, claim: claim.replace(/\s+/g, ' ').replace(/\s+([.,;:!?])/g, '$1').trim(), labels: distinct(labels.map(({ label }) => label)) };
+  const marked = claim.includes(UNSUPPORTED_MARK);
+  claim = claim.replaceAll(UNSUPPORTED_MARK, '');
+  return { text, claim: claim.replace(/\s+/g, ' ').replace(/\s+([.,;:!?])/g, '$1').trim(), labels: distinct(labels.map(({ label }) => label)), start, end: start + text.length, marked };
 }
 
 function labelsOf(text: string, isKnown: (label: string) => boolean): string[] {

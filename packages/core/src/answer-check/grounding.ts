@@ -15,11 +15,13 @@ import { contentStems, sentenceSupport } from './sentence-support.ts';
 export const SUPPORT_THRESHOLD = 0.55;
 /** A sentence with fewer content stems makes no checkable claim ("Yes.", "In short:"). */
 export const MIN_CLAIM_STEMS = 2;
+/** A sentence ending in a colon introduces what follows ("Two things matter here:"); the claims are the lines after it. */
+const LEAD_IN = /:$/;
 
 /**
  * supported: a passage it cites supports it. miscited: it cites passages that do not, another given passage
  * does. attributed: it cites nothing, and a given passage supports it. unsupported: no given passage does.
- * no_claim: too short to check, or it says the documents do not cover the question.
+ * no_claim: too short to check, a lead-in ending in a colon, or it says the documents do not cover the question.
  */
 export type SentenceStatus = 'supported' | 'miscited' | 'attributed' | 'unsupported' | 'no_claim';
 
@@ -32,6 +34,11 @@ export interface SentenceCheck {
   supportedBy?: string | undefined;
   /** The best support among the passages it cites, or among all when it cites none (0 to 1). */
   support: number;
+  /** Where it stands in the answer checked (`answer.slice(start, end)`), its citations included. */
+  start: number;
+  end: number;
+  /** It carries the server's UNSUPPORTED_MARK. */
+  marked: boolean;
 }
 
 export interface Grounding {
@@ -57,17 +64,17 @@ export function checkGrounding(answer: string, passages: readonly SearchHit[], l
   const scored = new Map<SearchHit, ScoredPassage>(passages.map((hit) => [hit, { label: passageLabel(hit), stems: contentStems(hit.text, language) }]));
   const sentences = answerSentences(answer, (label) => byLabel.has(label)).map((sentence) => {
     const cited = [...new Set(sentence.labels.flatMap((label) => (byLabel.has(label) ? [scored.get(byLabel.get(label)!)!] : [])))];
-    return checkSentence(sentence.text, sentence.claim, cited, [...scored.values()], language);
+    return { ...checkSentence(sentence.text, sentence.claim, cited, [...scored.values()], language), start: sentence.start, end: sentence.end, marked: sentence.marked };
   });
   const counts: Record<SentenceStatus, number> = { supported: 0, miscited: 0, attributed: 0, unsupported: 0, no_claim: 0 };
   for (const sentence of sentences) counts[sentence.status] += 1;
   return { grounded: counts.unsupported === 0, threshold: SUPPORT_THRESHOLD, sentences, counts };
 }
 
-function checkSentence(text: string, claim: string, cited: ScoredPassage[], all: ScoredPassage[], language?: Bm25Language): SentenceCheck {
+function checkSentence(text: string, claim: string, cited: ScoredPassage[], all: ScoredPassage[], language?: Bm25Language): Omit<SentenceCheck, 'start' | 'end' | 'marked'> {
   const stems = contentStems(claim, language);
   const citedLabels = cited.map(({ label }) => label);
-  if (stems.size < MIN_CLAIM_STEMS || isDeclined(claim)) return { text, status: 'no_claim', cited: citedLabels, support: 0 };
+  if (stems.size < MIN_CLAIM_STEMS || isDeclined(claim) || LEAD_IN.test(claim)) return { text, status: 'no_claim', cited: citedLabels, support: 0 };
   const bestCited = best(stems, cited);
   if (bestCited && bestCited.support >= SUPPORT_THRESHOLD) return { text, status: 'supported', cited: citedLabels, supportedBy: bestCited.label, support: bestCited.support };
   const bestOverall = best(stems, all);

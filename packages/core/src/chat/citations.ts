@@ -27,7 +27,7 @@ export function passageLabel(hit: Pick<SearchHit, 'source' | 'chunkIndex'>): str
 /**
  * How the prompt names the passage at `position` (0-based) among those given: `P1`, `P2`… A source
  * name is document data (anyone who can write a file chooses it), so it never stands on a fence line;
- * the server maps these labels back to `source#chunk_index` (prompt.ts, label-rewriter.ts).
+ * the server maps these labels back to `source#chunk_index` (prompt.ts, answer-check/verified-stream.ts).
  */
 export function promptLabel(position: number): string {
   return `P${position + 1}`;

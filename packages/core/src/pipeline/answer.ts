@@ -1,8 +1,9 @@
 import { checkGrounding, type Grounding } from '../answer-check/grounding.ts';
+import { droppedNotice, verifyAnswer, type UnsupportedClaims } from '../answer-check/verified-answer.ts';
+import { VerifiedStream } from '../answer-check/verified-stream.ts';
 import type { ChatMessage, ChatModel, TokenUsage } from '../chat/chat-model.ts';
 import { passagesByLabel, resolveCitations, rewritePromptLabels, toCitation, type Citation } from '../chat/citations.ts';
 import { extractiveAnswerWithSources, NOT_COVERED_ANSWER } from '../chat/extractive.ts';
-import { LabelRewriter } from '../chat/label-rewriter.ts';
 import { buildChatMessages } from '../chat/prompt.ts';
 import { queryCoverage } from '../chat/query-coverage.ts';
 import { withEarlierTurns, type ConversationTurn } from '../conversation/conversation.ts';
@@ -46,6 +47,8 @@ export interface AnswererOptions {
   condenseTimeoutMs?: number | undefined;
   /** Where a failed condensation of a follow-up is reported (a warning; the request goes on). */
   logger?: Pick<Logger, 'warn'> | undefined;
+  /** UNSUPPORTED_CLAIMS: a generated sentence no passage supports is shown marked (the default) or left out. */
+  unsupportedClaims?: UnsupportedClaims | undefined;
 }
 
 /**
@@ -85,27 +88,26 @@ export class Answerer {
     }
     yield { type: 'citations', citations: passages.map(toCitation), reranked, ...searchQueryField(search) };
     const started = performance.now();
-    let text = '';
     let usage: TokenUsage | undefined;
-    const labels = new LabelRewriter(passages);
+    const verified = new VerifiedStream(passages, this.unsupportedClaims, this.options.retriever.bm25Language);
     const messages = this.prompt(question, passages, earlier);
     // The span lasts until the last token: a streamed completion's duration is the stream's.
     const [name, options] = modelCallSpan('chat', chatModel.modelId, GATEWAY_PROVIDER, { 'gen_ai.request.stream': true });
     const span = suiteTracer().startSpan(name, options);
     for await (const event of inStreamSpan(span, () => chatModel.stream(messages, signal))) {
       if (event.type === 'token') {
-        text += event.text;
-        const rewritten = labels.push(event.text);
-        if (rewritten !== '') yield { type: 'token', text: rewritten };
+        const settled = verified.push(event.text);
+        if (settled !== '') yield { type: 'token', text: settled };
       } else {
         usage = event.usage;
         if (usage) span.setAttributes(usageAttributes(usage));
       }
     }
-    const rest = labels.flush();
-    if (rest !== '') yield { type: 'token', text: rest };
     this.recordGateway(chatModel, (performance.now() - started) / 1000);
-    yield { type: 'done', answer: { ...this.fromModel(text, passages, usage), reranked, ...searchQueryField(search) } };
+    const answer = this.fromModel(verified.text, passages, usage);
+    const rest = verified.finish(answer.answer);
+    if (rest !== '') yield { type: 'token', text: rest };
+    yield { type: 'done', answer: { ...answer, reranked, ...searchQueryField(search) } };
   }
 
   private async answerFrom(question: string, search: SearchQuery, passages: SearchHit[], earlier: readonly ConversationTurn[], signal?: AbortSignal): Promise<ChatAnswer> {
@@ -176,12 +178,23 @@ export class Answerer {
     return scoreIsComparable ? best.score >= minScore : queryCoverage(question, best.text, retriever.bm25Language) >= MIN_QUERY_COVERAGE;
   }
 
-  /** The model cites the prompt's labels ([P2]); the answer shows them as `[source#chunk_index]`. */
+  /**
+   * The model cites the prompt's labels ([P2]); the answer shows them as `[source#chunk_index]`, each sentence's
+   * citations set by the grounding check (verified-answer.ts), and the not-covered answer when no claim is supported.
+   */
   private fromModel(modelText: string, passages: SearchHit[], usage: TokenUsage | undefined): ChatAnswer {
     if (usage) this.options.telemetry.recordTokens(this.options.chatModel!.modelId, usage.promptTokens, usage.completionTokens);
-    const answer = rewritePromptLabels(modelText, passagesByLabel(passages));
+    const byLabel = passagesByLabel(passages);
     const grounding = inSyncSpan('check grounding', {}, () => checkGrounding(modelText, passages, this.options.retriever.bm25Language));
-    return { answer, mode: 'llm', usage, ...resolveCitations(modelText, passages), grounding };
+    const { unknownCitations } = resolveCitations(modelText, passages);
+    const verified = verifyAnswer(modelText, grounding, this.unsupportedClaims, (label) => byLabel.has(label));
+    if (verified.noSupportedClaim) return { answer: NOT_COVERED_ANSWER, mode: 'llm', usage, citations: [], unknownCitations, grounding };
+    const text = verified.dropped > 0 ? `${verified.text}\n\n${droppedNotice(verified.dropped)}` : verified.text;
+    return { answer: rewritePromptLabels(text, byLabel), mode: 'llm', usage, citations: resolveCitations(text, passages).citations, unknownCitations, grounding };
+  }
+
+  private get unsupportedClaims(): UnsupportedClaims {
+    return this.options.unsupportedClaims ?? 'mark';
   }
 
   private extractive(question: string, passages: SearchHit[]): ChatAnswer {

@@ -17,19 +17,26 @@ function passageLink(label, className, text) {
   return link;
 }
 
-/** Renders the answer's Markdown into `container`, each [source#chunk] label a link that opens the passage. */
+/** What the server writes after a sentence no passage supports (core answer-check/unsupported-mark.ts). */
+const UNSUPPORTED_MARK = '[not supported by the documents]';
+const CITATION_OR_MARK = new RegExp(CITATION.source + '|' + UNSUPPORTED_MARK.replace(/[[\]]/g, '\\$&'), 'g');
+
+/**
+ * Renders the answer's Markdown into `container`, each [source#chunk] label a link that opens the passage,
+ * each unsupported-sentence mark flagged.
+ */
 export function renderAnswer(container, text) {
   container.replaceChildren(markdownFragment(text));
   container.classList.add('markdown');
   for (const node of textNodesOf(container)) {
     const value = node.nodeValue;
-    const matches = Array.from(value.matchAll(CITATION));
+    const matches = Array.from(value.matchAll(CITATION_OR_MARK));
     if (matches.length === 0) continue;
     const parts = [];
     let at = 0;
     for (const match of matches) {
       if (match.index > at) parts.push(value.slice(at, match.index));
-      parts.push(passageLink(match[1], 'cite', '[' + match[1] + ']'));
+      parts.push(match[1] === undefined ? element('span', 'unsupported', match[0]) : passageLink(match[1], 'cite', '[' + match[1] + ']'));
       at = match.index + match[0].length;
     }
     if (at < value.length) parts.push(value.slice(at));

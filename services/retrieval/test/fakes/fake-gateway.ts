@@ -5,8 +5,8 @@
  * (`stream_options.include_usage`) and `data: [DONE]`; `GET /v1/models` lists the model; errors
  * `{error: {message, type, code}}`.
  *
- * The answer cites the label of the prompt's first passage and one invented label, so the tests can
- * check that only given passages become citations.
+ * The answer restates the first sentence of the prompt's first passage, cited by its label, as a model
+ * does, then cites one invented label, so the tests can check that only given passages become citations.
  */
 import type { ServerResponse } from 'node:http';
 import { sendJson, type RecordedRequest } from '../../../../packages/core/test/adapters/fake-server.ts';
@@ -48,7 +48,8 @@ export class FakeGateway {
       response.write(`data: ${JSON.stringify({ id: 'chatcmpl-2', object: 'chat.completion.chunk', created: 0, model, choices, usage })}\n\n`);
     chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
     if (this.holdStreamOpen) {
-      for (const text of tokens.slice(0, 2)) chunk([{ index: 0, delta: { content: text }, finish_reason: null }]);
+      // The first sentence whole and the next one begun: the service sends a sentence once the next begins.
+      for (const text of tokens.slice(0, -2)) chunk([{ index: 0, delta: { content: text }, finish_reason: null }]);
       return request.clientGone; // the test checks that the service closes this connection
     }
     for (const text of tokens) chunk([{ index: 0, delta: { content: text }, finish_reason: null }]);
@@ -59,13 +60,18 @@ export class FakeGateway {
 }
 
 /**
- * The label of the prompt's first passage, cited, then an invented one. The passage's opening fence is
- * read as the prompt's documented format says (`<<<PASSAGE <hex value> [P1]>>>`), by its own pattern.
+ * The first sentence of the prompt's first passage, cited by that passage's label, then an invented label.
+ * The passage is read as the prompt's documented format says (`<<<PASSAGE <hex value> [P1]>>>`, its
+ * `<source> > <headings>` line, its text; the first line of five words or more is restated), by its own pattern.
  */
 function answerTokens(body: ChatBody): string[] {
   const prompt = body.messages.map((message) => message.content).join('\n');
-  const label = /^<<<PASSAGE [0-9a-f]{24} \[(P\d+)\]>>>$/m.exec(prompt)?.[1] ?? 'none#0';
-  return ['According ', 'to the ', 'handbook, ', 'yes ', `[${label}]`, '. See ', `[${INVENTED_LABEL}]`, '.'];
+  const passage = /^<<<PASSAGE [0-9a-f]{24} \[(P\d+)\]>>>\n[^\n]*\n(?:[^\n]*\n)*?((?:\S+ ){4}[^\n]*)/m.exec(prompt);
+  const label = passage?.[1] ?? 'none#0';
+  const sentence = (passage?.[2] ?? 'The handbook says yes.').replace(/^[-*#>\s]+/, '').split(/(?<=[.!?])\s/)[0]!.replace(/[.!?]+$/, '');
+  const words = sentence.split(' ');
+  const half = Math.ceil(words.length / 2);
+  return [`${words.slice(0, half).join(' ')} `, words.slice(half).join(' '), ` [${label}]`, '. See ', `[${INVENTED_LABEL}]`, '.'];
 }
 
 export function gatewayError(response: ServerResponse, status: number, message: string): void {

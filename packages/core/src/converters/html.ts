@@ -1,5 +1,4 @@
 import type { Converter, ConvertedDocument } from './converter.ts';
-import { assertHtmlWithinLimits } from './html-limits.ts';
 import { type Document, type Element, firstElementNamed, parseHtml } from './html/html-dom.ts';
 import { plainText } from './html/inline-text.ts';
 import { HtmlRenderer } from './html/html-renderer.ts';
@@ -20,10 +19,9 @@ export interface HtmlOptions {
 /**
  * HTML as the chunker needs it: the page's main content (html/main-content.ts), as Markdown lines with
  * their structure (html/html-renderer.ts), in time linear in the page's size. HTML nested too deep is
- * refused unparsed (RAG_DOCUMENT_TOO_COMPLEX, see html-limits.ts).
+ * refused while its tree is built, before any walk of it (RAG_DOCUMENT_TOO_COMPLEX, see html-limits.ts).
  */
 export function htmlToDocument(html: string, options: HtmlOptions = {}): ConvertedDocument {
-  assertHtmlWithinLimits(html);
   const document = parseHtml(html);
   const content = mainContent(document);
   if (options.mainContentOnly === false) return render(document, content.chrome, new Set(), content);

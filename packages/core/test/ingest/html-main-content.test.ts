@@ -21,6 +21,14 @@ describe('main content: what HTML and ARIA say is not content', () => {
     expect(text).not.toMatch(/Acme docs|Internal handbook|Alpha|Beta|Search the docs|helpful|Hidden draft|Collapsed menu|Decoration|track|Go\b|© 2026/);
   });
 
+  it('keeps a form with text of its own (a procedure around its fields), leaving out only its controls', () => {
+    const procedure = 'Before you request a new signing key, revoke the old one in the console and note its fingerprint. '.repeat(3);
+    const text = textOf(`<body><main>${article}<form action="/keys/request"><h2>Requesting a key</h2><p>${procedure}</p><label>Team <input name="team"></label><button>Send the request</button></form></main></body>`);
+    expect(procedure.trim().length).toBeGreaterThan(200);
+    expect(text).toContain('Before you request a new signing key, revoke the old one');
+    expect(text).not.toContain('Send the request');
+  });
+
   it("keeps an article's own header and footer", () => {
     const text = textOf(`<body><article><header><h1>Rotating keys</h1><p>By the platform team</p></header><p>${prose(50)}</p><footer>Reviewed in May</footer></article></body>`);
     expect(text).toContain('By the platform team');
@@ -40,6 +48,24 @@ describe('main content: what HTML and ARIA say is not content', () => {
     // A heading outside the container is the page's: nothing is left out then.
     const titled = `<body><div><h2>Key management</h2></div><div class="page">${article}</div></body>`;
     expect(headings(titled)).toContain('Key management');
+  });
+
+  it('does not narrow to a container holding most but not nearly all of the text: what lies beside it is kept', () => {
+    // The container holds about 85% of the text outside links, short of the 90% that makes it the content.
+    const page = `<body><div class="page">${article}</div><div>Escalations go to the on-call security lead first. ${prose(30)}</div></body>`;
+    const text = textOf(page);
+    expect(text).toContain('Keys are rotated every ninety days.');
+    expect(text).toContain('Escalations go to the on-call security lead first.');
+  });
+
+  it('takes an <article> only when it holds at least half of the body\'s text, not a small one beside the content', () => {
+    const teaser = '<article class="teaser"><h3>Also new</h3><p>Backups now run hourly.</p></article>';
+    const text = textOf(`<body><div class="content">${article}${teaser}</div></body>`);
+    expect(text).toContain('Keys are rotated every ninety days.');
+    // An article holding most of the page is the content, and what lies beside it is not.
+    const inArticle = textOf(`<body><div>Portal news: the canteen closes at three. ${prose(20)}</div><article>${article}</article></body>`);
+    expect(inArticle).toContain('Keys are rotated every ninety days.');
+    expect(inArticle).not.toContain('Portal news');
   });
 });
 

@@ -117,4 +117,26 @@ describe('definition lists', () => {
     expect(chunksOf(`<h1>Index</h1>${index}`).every((chunk) => chunk.headingPath === 'Index')).toBe(true);
     expect(converted(`<ul><li>Options<dl>${entry('-v', 60)}</dl></li></ul>`).structure!.headings).toEqual([]);
   });
+
+  it('a long list of a single entry stays text: one description, however long, is not a reference section', () => {
+    const chunks = chunksOf(`<h1>Settings</h1><dl>${entry('max_wal_senders (integer)', 60)}</dl>`);
+    expect(`max_wal_senders (integer) explained `.repeat(60).length).toBeGreaterThan(1000);
+    expect(chunks.every((chunk) => chunk.headingPath === 'Settings')).toBe(true);
+  });
+
+  it('an entry of more than four terms is a list of names, not a heading: no sections, even when the terms are link targets', () => {
+    const terms = (count: number) => Array.from({ length: count }, (_, n) => `<dt id="os.chmod${n}">os.chmod${n}(path, mode)</dt>`).join('');
+    const list = (count: number) => `<h1>os</h1><dl>${terms(count)}<dd><p>Change the mode.</p></dd><dt id="os.chown">os.chown(path, uid, gid)</dt><dd><p>Change the owner.</p></dd></dl>`;
+    expect(chunksOf(list(4)).map((chunk) => chunk.headingPath)).toEqual([
+      'os > os.chmod0(path, mode) / os.chmod1(path, mode) / os.chmod2(path, mode) / os.chmod3(path, mode)',
+      'os > os.chown(path, uid, gid)',
+    ]);
+    expect(chunksOf(list(5)).every((chunk) => chunk.headingPath === 'os')).toBe(true);
+  });
+
+  it('a short list is sections only when every entry is a link target, not when one of them is', () => {
+    const list = '<h1>os</h1><dl><dt id="os.chmod">os.chmod(path, mode)</dt><dd><p>Change the mode.</p></dd><dt>chown</dt><dd><p>Change the owner.</p></dd></dl>';
+    expect(chunksOf(list).every((chunk) => chunk.headingPath === 'os')).toBe(true);
+    expect(converted(list).structure!.headings.map((heading) => heading.text)).toEqual(['os']);
+  });
 });

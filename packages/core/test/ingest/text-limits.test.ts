@@ -20,7 +20,7 @@ describe('binary content under a text extension', () => {
   });
 });
 
-describe('HTML nesting, checked before parsing', () => {
+describe('HTML nesting, checked as the tree is built', () => {
   const nested = (depth: number, tag = 'div'): string => `${`<${tag}>`.repeat(depth)}x${`</${tag}>`.repeat(depth)}`;
 
   it('takes elements nested exactly to the limit and refuses one level more', () => {
@@ -36,5 +36,51 @@ describe('HTML nesting, checked before parsing', () => {
 
   it('refuses a deeply nested page through the converter', async () => {
     await expect(new HtmlConverter().toMarkdown(Buffer.from('<div>'.repeat(200_000)))).rejects.toMatchObject({ code: 'RAG_DOCUMENT_TOO_COMPLEX' });
+  });
+
+  // The audit's bypasses: a `<div/>` opens a div in HTML (the parser ignores the slash outside SVG and
+  // MathML), a `/>` inside a quoted attribute ends nothing, and `<body>` nests like any element. The
+  // regex guard let 20,000 of each through, and the converter then died of stack overflow
+  // (RAG_DOCUMENT_UNREADABLE).
+  it.each([
+    ['<div/>', '<div/>'],
+    ['a quoted "/>"', '<div x="/>">'],
+    ['<body>', '<body>'],
+    ['<html>', '<html>'],
+    ['<caption>', '<caption>'],
+  ])('refuses 20,000 × %s up front as RAG_DOCUMENT_TOO_COMPLEX, not as a stack overflow', async (_name, tag) => {
+    const page = `${tag.repeat(20_000)}text`;
+    expect(() => assertHtmlWithinLimits(page)).toThrow(expect.objectContaining({ code: 'RAG_DOCUMENT_TOO_COMPLEX' }));
+    await expect(new HtmlConverter().toMarkdown(Buffer.from(page))).rejects.toMatchObject({ code: 'RAG_DOCUMENT_TOO_COMPLEX', message: /nested more than 256 deep/ });
+  });
+
+  it('counts the elements the tree holds open: `<div/>` and a quoted "/>" at the limit pass, one more is refused', () => {
+    for (const tag of ['<div/>', '<div x="/>">', '<body>', '<span>']) {
+      expect(() => assertHtmlWithinLimits(`${tag.repeat(DEFAULT_MAX_HTML_DEPTH)}x`)).not.toThrow();
+      expect(() => assertHtmlWithinLimits(`${tag.repeat(DEFAULT_MAX_HTML_DEPTH + 1)}x`)).toThrow(expect.objectContaining({ code: 'RAG_DOCUMENT_TOO_COMPLEX' }));
+    }
+  });
+
+  it('converts a page nested exactly to the limit and refuses one level more, through the converter', async () => {
+    await expect(new HtmlConverter().toMarkdown(Buffer.from(nested(DEFAULT_MAX_HTML_DEPTH)))).resolves.toContain('x');
+    await expect(new HtmlConverter().toMarkdown(Buffer.from(nested(DEFAULT_MAX_HTML_DEPTH + 1)))).rejects.toMatchObject({ code: 'RAG_DOCUMENT_TOO_COMPLEX' });
+  });
+
+  it('closes `<x/>` inside SVG: an icon of 300 `<path/>` siblings in a page converts', async () => {
+    const icon = `<svg viewBox="0 0 24 24">${'<path d="M0 0h24v24H0z"/>'.repeat(300)}</svg>`;
+    const page = `<html><body><main><h1>Rotating keys</h1>${icon}<p>Rotate the signing keys every quarter.</p></main></body></html>`;
+    expect(() => assertHtmlWithinLimits(page)).not.toThrow();
+    const markdown = await new HtmlConverter().toMarkdown(Buffer.from(page));
+    expect(markdown).toContain('# Rotating keys');
+    expect(markdown).toContain('Rotate the signing keys every quarter.');
+  });
+
+  it('converts a deep but allowed page: 80 levels of section, ul and li under html, body and main (244 elements open)', async () => {
+    const levels = 80;
+    const opening = Array.from({ length: levels }, (_, level) => `<section id="s${level}"><ul><li>`).join('');
+    const closing = '</li></ul></section>'.repeat(levels);
+    const page = `<html><head><title>Deep</title></head><body><main><h1>Deep page</h1>${opening}<p>The innermost item names the retention period: ninety days.</p>${closing}</main></body></html>`;
+    const markdown = await new HtmlConverter().toMarkdown(Buffer.from(page));
+    expect(markdown).toContain('The innermost item names the retention period: ninety days.');
   });
 });

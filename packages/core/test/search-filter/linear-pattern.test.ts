@@ -27,6 +27,9 @@ function matchInChild(script: string, timeoutMs: number): Promise<string> {
   });
 }
 
+/** Paths the source globs are compared on: nested folders, dotfiles, a path one `/` away from a one-folder name (docsxa.md, docs/a.md), literal extglob characters. */
+const PATHS = ['docs', 'docs/a.md', 'docs/a*.md', 'docs/.hidden/x.md', 'docs/operator-manual/x/y.pdf', 'docs/user-guide/b.md', 'docs/b.md', 'docsxa.md', 'docs/o.md', 'hr/a.pdf', 'hr/c.pdf', 'a.md', 'x.md', 'aba.md', 'axc/x.md', 'legacy/notes.md', 'ops/guide.txt', 'ops/sub/guide.md', 'a/a.md', 'b/q.md', 'a/b/x.md', 'a/c/x.md', 'a/c/e/x.md', 'a/b/c/x.md', '!(docs)/a.md', '(docs)/a.md', 'gs://bucket/reports/q3/summary.pdf', 'gs://bucket/other.pdf'];
+
 describe('title patterns and source globs in linear time', () => {
   it('answers hostile patterns against 5,000-character texts (a backtracking engine would take hours)', async () => {
     // 149 `*?` pairs then a character the title lacks: with backtracking, every way of splitting the title between the
@@ -61,16 +64,39 @@ describe('title patterns and source globs in linear time', () => {
     'a/{b,c/{d,e}}/*.md',
     'docs/a\\*.md',
     'gs://bucket/reports/**',
+    // `?` and a negated class are one character but `/`: these must not cross into docs/a.md or a/a.md.
+    'docs?a.md',
+    'a?a.md',
+    'docs[^o]a.md',
+    'a[^b]c/x.md',
+    '*?a.md',
   ])('matches as picomatch (dot: true) does: %s', (glob) => {
-    const paths = ['docs', 'docs/a.md', 'docs/a*.md', 'docs/.hidden/x.md', 'docs/operator-manual/x/y.pdf', 'docs/user-guide/b.md', 'docs/b.md', 'hr/a.pdf', 'hr/c.pdf', 'a.md', 'x.md', 'legacy/notes.md', 'ops/guide.txt', 'ops/sub/guide.md', 'a/a.md', 'b/q.md', 'a/b/x.md', 'a/c/e/x.md', 'a/c/x.md', 'gs://bucket/reports/q3/summary.pdf', 'gs://bucket/other.pdf'];
     const reference = picomatch(glob, { dot: true });
     const linear = sourceGlobMatcher(glob)!;
-    expect(paths.filter((path) => linear(path))).toEqual(paths.filter((path) => reference(path)));
+    expect(PATHS.filter((path) => linear(path))).toEqual(PATHS.filter((path) => reference(path)));
+  });
+
+  it.each([
+    ['!(docs)/**', ['!(docs)/a.md']],
+    ['!(docs)/*.md', ['!(docs)/a.md']],
+    ['!(*.md)', []],
+  ])('reads an extglob `!(…)` literally, never as a negation, so it matches no path picomatch refuses: %s', (glob, literal) => {
+    // picomatch reads `!(docs)` as "anything but docs"; extglobs are not supported here, and a leading `!(` is not the
+    // leading `!` that negates the whole glob (which would let docs/a.md through, a path picomatch refuses).
+    const reference = picomatch(glob, { dot: true });
+    const matched = PATHS.filter((path) => sourceGlobMatcher(glob)!(path));
+    expect(matched).toEqual(literal);
+    expect(matched.filter((path) => !reference(path))).toEqual([]);
   });
 
   it('reads `[!x]` as `[^x]` (as bash does; picomatch reads it literally) and a star before `/**` as picomatch reads `d?/**`', () => {
     expect(sourceGlobMatcher('docs/[!o]*.md')!('docs/a.md')).toBe(true);
     expect(sourceGlobMatcher('docs/[!o]*.md')!('docs/o.md')).toBe(false);
+    // Like `[^o]`, never across a folder: `[!o]` is one character but `/`.
+    expect(sourceGlobMatcher('docs[!o]a.md')!('docsxa.md')).toBe(true);
+    expect(sourceGlobMatcher('docs[!o]a.md')!('docs/a.md')).toBe(false);
+    expect(sourceGlobMatcher('a[!b]c/x.md')!('axc/x.md')).toBe(true);
+    expect(sourceGlobMatcher('a[!b]c/x.md')!('a/c/x.md')).toBe(false);
     expect(sourceGlobMatcher('docs/a*/**')!('docs/ab')).toBe(true);
   });
 

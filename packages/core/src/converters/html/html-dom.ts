@@ -3,13 +3,20 @@
  * the converter asks of its elements.
  */
 import { type AnyNode, type Document, type Element, isTag, isText } from 'domhandler';
-import { parseDocument } from 'htmlparser2';
+import { Parser } from 'htmlparser2';
+import { DEFAULT_MAX_HTML_DEPTH, DepthLimitedDomHandler, HTML_PARSER_OPTIONS } from '../html-limits.ts';
 
 export type { AnyNode, Document, Element };
 export { isTag, isText };
 
-export function parseHtml(html: string): Document {
-  return parseDocument(html, { decodeEntities: true });
+/**
+ * The page's tree, as htmlparser2's parseDocument builds it, refused (RAG_DOCUMENT_TOO_COMPLEX) once more
+ * than `maxDepth` elements are open at once: the guard counts the very callbacks that build the tree.
+ */
+export function parseHtml(html: string, maxDepth = DEFAULT_MAX_HTML_DEPTH): Document {
+  const handler = new DepthLimitedDomHandler(maxDepth);
+  new Parser(handler, HTML_PARSER_OPTIONS).end(html);
+  return handler.root;
 }
 
 export function childElements(node: AnyNode): Element[] {

@@ -79,9 +79,11 @@ describe('the Argo CD Application example', () => {
   it('uses only fields of Argo CD\'s Application, syncing the rag namespace automatically', () => {
     expect(application.apiVersion).toBe('argoproj.io/v1alpha1');
     expect(application.kind).toBe('Application');
-    expect(Object.keys(application.spec).sort()).toEqual(['destination', 'project', 'source', 'syncPolicy']);
+    expect(Object.keys(application.spec).sort()).toEqual(['destination', 'ignoreDifferences', 'project', 'source', 'syncPolicy']);
     expect(Object.keys(application.spec.source).sort()).toEqual(['path', 'repoURL', 'targetRevision']);
     expect(application.spec.destination).toEqual({ server: 'https://kubernetes.default.svc', namespace: 'rag' });
-    expect(application.spec.syncPolicy).toEqual({ automated: { prune: true, selfHeal: true } });
+    expect(application.spec.syncPolicy).toEqual({ automated: { prune: true, selfHeal: true }, syncOptions: ['RespectIgnoreDifferences=true'] });
+    // ResourceIgnoreDifferences: group, kind, name, namespace, jsonPointers (k8s/test/gitops-day-two.test.ts says why).
+    for (const entry of application.spec.ignoreDifferences) for (const key of Object.keys(entry)) expect(['group', 'kind', 'name', 'namespace', 'jsonPointers', 'jqPathExpressions', 'managedFieldsManagers']).toContain(key);
   });
 });

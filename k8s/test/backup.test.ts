@@ -17,7 +17,7 @@ describe('the qdrant-backup CronJob', () => {
     const [container] = podSpecOf(find(base, 'CronJob', 'qdrant-backup')).containers;
     expect(container.image).toBe('rag-ingest');
     expect(container.command).toEqual(['node', 'dist/backup/backup.js']);
-    expect(container.args.slice(0, 2)).toEqual(['backup', '--to']);
+    expect(container.args.slice(0, 3)).toEqual(['backup', '--to', '$(BACKUP_LOCATION)']);
     expect(container.env.find((variable: Manifest) => variable.name === 'QDRANT_API_KEY').valueFrom.secretKeyRef).toEqual({ name: 'qdrant-key', key: 'api-key' });
   });
 
@@ -48,7 +48,9 @@ describe('the qdrant-backup CronJob', () => {
   it.skipIf(kustomizeUnavailable())('backs up to $BUCKET-backups as rag-backup-sa once configure.sh has run', () => {
     const { objects } = configuredOverlay();
     const [container] = podSpecOf(find(objects, 'CronJob', 'qdrant-backup')).containers;
-    expect(container.args[2]).toBe(`gs://${runbookValues.BUCKET}-backups/qdrant-snapshots/`);
+    const config = find(objects, 'ConfigMap', container.envFrom.find((source: Manifest) => source.configMapRef.name.startsWith('rag-backup-')).configMapRef.name);
+    expect(container.args[2]).toBe('$(BACKUP_LOCATION)');
+    expect(config.data.BACKUP_LOCATION).toBe(`gs://${runbookValues.BUCKET}-backups/qdrant-snapshots/`);
     expect(find(objects, 'ServiceAccount', 'qdrant-backup').metadata.annotations['iam.gke.io/gcp-service-account']).toBe(`rag-backup-sa@${runbookValues.PROJECT_ID}.iam.gserviceaccount.com`);
     expect(find(objects, 'ServiceAccount', 'ingestion').metadata.annotations['iam.gke.io/gcp-service-account']).toBe(`rag-ingest-sa@${runbookValues.PROJECT_ID}.iam.gserviceaccount.com`);
   });

@@ -75,6 +75,10 @@ describe.skipIf(Boolean(unavailable))('the gke-distributed overlay', () => {
     expect(hpa.spec.scaleTargetRef.name).toBe('retrieval');
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
     expect(find('PodDisruptionBudget', 'retrieval').spec.minAvailable).toBe(1);
+    // A pod that never became Ready does not block a drain (policy/v1 PodDisruptionBudgetSpec, GA in 1.31).
+    const budgets = objects.filter((object) => object.kind === 'PodDisruptionBudget');
+    expect(budgets.map((budget) => budget.metadata.name).sort()).toEqual(['embed-tei', 'qdrant', 'retrieval']);
+    for (const budget of budgets) expect(budget.spec.unhealthyPodEvictionPolicy, budget.metadata.name).toBe('AlwaysAllow');
   });
 
   it('lets the peers reach each other on 6335 past the namespace\'s default-deny ingress and egress', () => {

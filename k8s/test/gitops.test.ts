@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kustomize, kustomizeUnavailable, type Manifest, podSpecOf, ragDir, readYaml, workloads } from './render.ts';
+import { kustomize, kustomizeUnavailable, type Manifest, podSpecOf, ragDir, readKustomization, readYaml, workloads } from './render.ts';
 import { schemaErrors } from './schema.ts';
 
 const unavailable = kustomizeUnavailable();
@@ -62,6 +62,7 @@ describe('the GitOps example installation', () => {
         expect(produced.has(secret), `${secret} has no ExternalSecret`).toBe(true);
         for (const key of keys) if (key !== '*') expect(produced.get(secret)!.has(key), `${secret}/${key}`).toBe(true);
       }
+      expect(produced.has('vllm-api-key') && produced.has('alertmanager-receiver'), 'the example lists both opt-in components').toBe(true);
       for (const secret of objects.filter((object) => object.kind === 'ExternalSecret')) {
         expect(secret.spec.secretStoreRef).toEqual({ kind: 'SecretStore', name: 'gcp-secret-manager' });
         for (const entry of secret.spec.data) expect(Object.keys(entry.remoteRef)).toEqual(['key']);
@@ -73,15 +74,32 @@ describe('the GitOps example installation', () => {
   });
 });
 
+describe('components/external-secrets', () => {
+  const names = (folder: string) => readYaml(join(ragDir, 'components', folder, folder === 'external-secrets' ? 'external-secrets.yaml' : 'external-secret.yaml')).filter((object) => object.kind === 'ExternalSecret').map((object) => object.metadata.name);
+
+  it('holds only the Secrets every installation needs; the optional two are opt-in components, read as optional by their pods', () => {
+    expect(names('external-secrets').sort()).toEqual(['docling-apikey', 'embed-apikey', 'grafana-admin', 'qdrant-key', 'rag-api-keys']);
+    expect(names('external-secrets-gateway')).toEqual(['vllm-api-key']);
+    expect(names('external-secrets-alerts')).toEqual(['alertmanager-receiver']);
+    const base = readKustomization(join(ragDir, 'base')).objects;
+    const gatewayKey = base.find((object) => object.kind === 'Deployment' && object.metadata.name === 'retrieval').spec.template.spec.containers[0].env.find((variable: Manifest) => variable.valueFrom?.secretKeyRef?.name === 'vllm-api-key');
+    expect(gatewayKey.valueFrom.secretKeyRef.optional).toBe(true);
+    const receiver = base.find((object) => object.kind === 'Deployment' && object.metadata.name === 'alertmanager').spec.template.spec.volumes.find((volume: Manifest) => volume.secret?.secretName === 'alertmanager-receiver');
+    expect(receiver.secret.optional).toBe(true);
+  });
+});
+
 describe('the Argo CD Application example', () => {
   const [application] = readYaml(join(ragDir, 'examples', 'argocd', 'application.yaml'));
 
   it('uses only fields of Argo CD\'s Application, syncing the rag namespace automatically', () => {
     expect(application.apiVersion).toBe('argoproj.io/v1alpha1');
     expect(application.kind).toBe('Application');
-    expect(Object.keys(application.spec).sort()).toEqual(['destination', 'project', 'source', 'syncPolicy']);
+    expect(Object.keys(application.spec).sort()).toEqual(['destination', 'ignoreDifferences', 'project', 'source', 'syncPolicy']);
     expect(Object.keys(application.spec.source).sort()).toEqual(['path', 'repoURL', 'targetRevision']);
     expect(application.spec.destination).toEqual({ server: 'https://kubernetes.default.svc', namespace: 'rag' });
-    expect(application.spec.syncPolicy).toEqual({ automated: { prune: true, selfHeal: true } });
+    expect(application.spec.syncPolicy).toEqual({ automated: { prune: true, selfHeal: true }, syncOptions: ['RespectIgnoreDifferences=true'] });
+    // ResourceIgnoreDifferences: group, kind, name, namespace, jsonPointers (k8s/test/gitops-day-two.test.ts says why).
+    for (const entry of application.spec.ignoreDifferences) for (const key of Object.keys(entry)) expect(['group', 'kind', 'name', 'namespace', 'jsonPointers', 'jqPathExpressions', 'managedFieldsManagers']).toContain(key);
   });
 });

@@ -114,6 +114,8 @@ describe('the retrieval API during rollouts and drains', () => {
   it('keeps a replica serving through voluntary disruptions and rollouts', () => {
     const budget = objects.find((object) => object.kind === 'PodDisruptionBudget' && object.spec.selector.matchLabels.app === 'retrieval');
     expect(budget.spec.minAvailable).toBeGreaterThanOrEqual(1);
+    // A pod Running but not Ready may be evicted: a crash-looping pod does not block node drains (GA in Kubernetes 1.31).
+    expect(budget.spec.unhealthyPodEvictionPolicy).toBe('AlwaysAllow');
     expect(workload('retrieval').spec.replicas).toBeGreaterThan(budget.spec.minAvailable);
     expect(workload('retrieval').spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
   });
@@ -225,5 +227,18 @@ describe('the node pool', () => {
   it('would not fit the limits on the seed\'s e2-standard-4, nor the requests on an e2-standard-2', () => {
     expect(limits.peak.memory).toBeGreaterThan(forPods(4, 16).memory);
     expect(steady.cpu).toBeGreaterThan(forPods(2, 8).cpu);
+  });
+});
+
+describe('the ingest job\'s memory', () => {
+  it('requests at least its measured peak (600 to 734 MiB resident, issue 42), and the backfill shards the same', () => {
+    const mebibytes = (memory: string) => Number(memory.replace(/(Mi|Gi)$/, '')) * (memory.endsWith('Gi') ? 1024 : 1);
+    const request = mebibytes(containerOf('ingest').resources.requests.memory);
+    expect(request).toBeGreaterThanOrEqual(768);
+    for (const component of ['backfill', 'backfill-prune']) {
+      const job = readKustomization(join(ragDir, 'components', component)).objects.find((object) => object.kind === 'Job');
+      const ingest = podSpecOf(job).containers.find((container: Manifest) => container.name === 'ingest');
+      expect(mebibytes(ingest.resources.requests.memory), component).toBe(request);
+    }
   });
 });

@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 
 export const ragDir = fileURLToPath(new URL('../rag/', import.meta.url));
 
@@ -148,3 +148,21 @@ export function withComponents(components: string[], extra = ''): Manifest[] {
   return kustomize(overlay);
 }
 
+
+/** The GitOps example installation (k8s/rag/examples/gitops) as committed. */
+export const gitopsDir = join(ragDir, 'examples', 'gitops');
+
+/**
+ * The GitOps example after a committed change: a copy of k8s/rag whose examples/gitops/kustomization.yaml is
+ * changed by `edit` (given its parsed content and the copy's folder, to write files beside it), then rendered,
+ * as the controller renders the operator's repository at that commit.
+ */
+export function gitopsAfter(edit: (kustomization: Manifest, folder: string) => void = () => {}): Manifest[] {
+  const root = mkdtempSync(join(tmpdir(), 'rag-gitops-'));
+  cpSync(ragDir, join(root, 'rag'), { recursive: true });
+  const folder = join(root, 'rag', 'examples', 'gitops');
+  const kustomization = readYaml(join(folder, 'kustomization.yaml'))[0];
+  edit(kustomization, folder);
+  writeFileSync(join(folder, 'kustomization.yaml'), stringify(kustomization));
+  return kustomize(folder);
+}

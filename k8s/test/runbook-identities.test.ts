@@ -54,7 +54,10 @@ describe.skipIf(Boolean(unavailable))('the Google identities of the overlay, mad
 
   it('create the bucket the backup CronJob writes to', () => {
     const cronJob = objects.find((object) => object.kind === 'CronJob' && object.metadata.name === 'qdrant-backup');
-    const target: string = podSpecOf(cronJob).containers[0].args[podSpecOf(cronJob).containers[0].args.indexOf('--to') + 1];
+    const [container] = podSpecOf(cronJob).containers;
+    const environment = Object.assign({}, ...container.envFrom.map((source: Manifest) => objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name === source.configMapRef.name).data));
+    // --to $(BACKUP_LOCATION), which Kubernetes expands from the rag-backup ConfigMap (envFrom).
+    const target: string = container.args[container.args.indexOf('--to') + 1].replace(/\$\(([A-Z_]+)\)/g, (_: string, name: string) => environment[name]);
     const bucket = /^gs:\/\/([^/]+)\//.exec(target)![1];
     expect(steps).toContain(`gcloud storage buckets create gs://${bucket} `);
   });

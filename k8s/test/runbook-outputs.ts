@@ -44,11 +44,11 @@ export function resourceTables(): string {
 }
 
 /**
- * The backfill (k8s/rag/jobs/backfill) over the same bucket: each pod's share line and summary line, by
+ * The backfill (k8s/rag/components/backfill) over the same bucket: each pod's share line and summary line, by
  * index, as `rag-ingest --shards` prints them, then the prune-only Job's summary line.
  */
 export function backfillLines(): string {
-  const backfill = readKustomization(join(ragDir, 'jobs', 'backfill')).objects.find((object) => object.kind === 'Job' && object.metadata.name === 'backfill');
+  const backfill = readKustomization(join(ragDir, 'components', 'backfill')).objects.find((object) => object.kind === 'Job' && object.metadata.name === 'backfill');
   const shards: number = backfill.spec.completions;
   const documents = readdirSync(docsDir).filter((name) => name.endsWith('.md')).map((name) => {
     const uri = `gs://${exampleBucket}/docs/${name}`;

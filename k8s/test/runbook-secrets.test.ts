@@ -69,3 +69,21 @@ describe('the Secrets of the runbook', () => {
     expect(references.some((reference) => reference.secret === 'vllm-api-key'), 'the API reads the gateway key').toBe(true);
   });
 });
+
+describe('the alert webhook and the first alerts in the runbook', () => {
+  const runbook = readFileSync(join(ragDir, 'README.md'), 'utf8');
+
+  it('creates alertmanager-receiver from the operator\'s own URL, never a literal example one', () => {
+    const line = runbook.split('\n').find((candidate) => candidate.includes('create secret generic alertmanager-receiver'))!;
+    expect(line).toContain('${ALERT_WEBHOOK_URL:?');
+    expect(runbook).not.toMatch(/--from-literal=url='?https?:\/\/[a-z.]*example\.com/);
+  });
+
+  it('says that Watchdog fires, always, after step 9 (rag-alerts.yml: expr vector(1))', () => {
+    const rules = readFileSync(join(ragDir, 'observability/files/rag-alerts.yml'), 'utf8');
+    expect(rules).toMatch(/alert: Watchdog\n\s+expr: vector\(1\)/);
+    const step10 = runbook.slice(runbook.indexOf('## 10.'), runbook.indexOf('## Operations'));
+    expect(step10).toMatch(/only `Watchdog` fires\. It always fires/);
+    expect(step10).not.toMatch(/none should fire/i);
+  });
+});

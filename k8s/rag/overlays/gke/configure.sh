@@ -16,7 +16,7 @@ sed -e "s#^\(    newName: \).*/rag/retrieval\$#\1$registry/retrieval#" \
     -e "s#^\(          iam.gke.io/gcp-service-account: rag-ingest-sa@\).*\$#\1$PROJECT_ID.iam.gserviceaccount.com#" \
     -e "s#^\(          iam.gke.io/gcp-service-account: rag-backup-sa@\).*\$#\1$PROJECT_ID.iam.gserviceaccount.com#" \
     -e "s#^\(          iam.gke.io/gcp-service-account: rag-trace-sa@\).*\$#\1$PROJECT_ID.iam.gserviceaccount.com#" \
-    -e "s#^\(        value: gs://\).*\(-backups/qdrant-snapshots/\)\$#\1$BUCKET\2#" \
+    -e "s#^\(      - BACKUP_LOCATION=gs://\).*\(-backups/qdrant-snapshots/\)\$#\1$BUCKET\2#" \
     "$file" > "$file.new"
 mv "$file.new" "$file"
 if grep -n 'YOUR_[A-Z_]*[^*]' "$file" | grep -v '^[0-9]*:#'; then echo "configure.sh: placeholders left in $file" >&2; exit 1; fi

@@ -31,8 +31,9 @@ const USAGE = `Usage:
 --report      write the report as Markdown and JSON beside it (one set); --report-dir: <dir>/<set>.md each
 --min-hit5, --min-mrr   the gate (defaults 0.9 and 0.75): exit 1 when a set falls below it
 --min-score   a RAG_MIN_SCORE to evaluate (default: RAG_MIN_SCORE of the environment)
---answers     also evaluate /chat answers (needs GATEWAY_URL or --serve): citation precision and recall, unsupported
-              sentences, declines, key facts; a set's \`answer_gate:\` gates them; the gateway judges faithfulness (advisory)
+--answers     also evaluate /chat answers: citation precision and recall, unsupported sentences, declines, key facts;
+              a set's \`answer_gate:\` gates them; with GATEWAY_URL or --serve the model answers and judges faithfulness
+              (advisory), without them the extractive answers are checked
 --no-judge    skip the judge (on a CPU model each verdict costs as much as an answer)
 --serve       start llama-server for a model of pnpm models:fetch (pnpm llm:serve's names) and use it as the gateway;
               --threads N (default 2)
@@ -103,10 +104,13 @@ interface AnswerOptions {
   only: 'key-facts' | undefined;
 }
 
-/** The gateway's model, its completions cached on disk unless --answer-cache none. */
-async function answeringModel(config: Config, options: AnswerOptions): Promise<ChatModel> {
+/**
+ * The gateway's model, its completions cached on disk unless --answer-cache none; undefined without a gateway,
+ * where /chat answers extractively and its answers are checked the same way (no judge).
+ */
+async function answeringModel(config: Config, options: AnswerOptions): Promise<ChatModel | undefined> {
   const model = createChatModel(config);
-  if (!model) throw new UsageError('--answers needs GATEWAY_URL or --serve <model>: the gateway answers (in process) and judges faithfulness');
+  if (!model) return undefined;
   return options.cacheDir ? CachedChatModel.open(model, options.cacheDir) : model;
 }
 
@@ -119,8 +123,9 @@ async function evaluateSet(file: string, options: { url: string | undefined; rep
     const hybrid = Boolean(config.EMBED_MODEL || config.EMBED_URL);
     const result = await runGoldenSet(set, backend, gateFor(set, options.gate, hybrid), options.minScore, hybrid ? set.hybridGate?.why : set.gate?.why);
     let answers: AnswerEvaluation | undefined;
-    if (options.answers && chatModel) {
-      answers = await evaluateAnswers(set, backend, options.answers.judge ? chatModel : undefined, config.TOP_K, `${config.GATEWAY_URL} (${config.GATEWAY_MODEL})`, { language: configFor(set, config).BM25_LANGUAGE, only: options.answers.only });
+    if (options.answers) {
+      const answeredBy = chatModel ? `${config.GATEWAY_URL} (${config.GATEWAY_MODEL})` : 'no language model (extractive)';
+      answers = await evaluateAnswers(set, backend, options.answers.judge ? chatModel : undefined, config.TOP_K, answeredBy, { language: configFor(set, config).BM25_LANGUAGE, only: options.answers.only });
       if (chatModel instanceof CachedChatModel) process.stderr.write(`answers: ${chatModel.counts.asked} completions asked, ${chatModel.counts.cached} from the cache\n`);
     }
     const notes = options.report ? await readNotes(options.report) : undefined;

@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   const ks = values.k.split(',').map(Number);
   const threads = Number(values.threads);
   const server = await startLlamaServer(values.model, { threads });
-  const stack = await startTestStack({ chatModel: new OpenAiGatewayChatModel({ url: server.url, model: server.name, timeoutMs: 900_000 }), folder: join(import.meta.dirname, '..', '..', 'shared', 'corpora', 'vllm-gke') });
+  const stack = await startTestStack({ chatModel: new OpenAiGatewayChatModel({ url: server.url, model: server.name, apiKey: server.apiKey, timeoutMs: 900_000 }), folder: join(import.meta.dirname, '..', '..', 'shared', 'corpora', 'vllm-gke') });
   const runs: Run[] = [];
   try {
     for (const k of ks) {

@@ -1,23 +1,17 @@
 /**
  * `pnpm llm:serve NAME [--port P] [--threads N] [--host H]`: a local OpenAI-compatible server (llama.cpp's
  * llama-server) for a model `pnpm models:fetch` put under .cache/models/, on 127.0.0.1:8080 by default.
- * It says when /health answers (the model is loaded) and which variables point the suite at it; SIGTERM or
+ * It says when /health answers (the model is loaded) and which variables point the suite at it, the random key of
+ * this start among them (the server answers nothing else without it); SIGTERM or
  * SIGINT stops the server (it finishes cleaning up) and this command exits with the server's code.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_PORT, DEFAULT_THREADS, SERVABLE, startLlamaServer, unservableReason } from './llm/llama-server.ts';
+import { DEFAULT_PORT, DEFAULT_THREADS, readyMessage, SERVABLE, startLlamaServer, unservableReason } from './llm/llama-server.ts';
 
 const USAGE = `Usage: pnpm llm:serve NAME [--port ${DEFAULT_PORT}] [--threads ${DEFAULT_THREADS}] [--host 127.0.0.1]
 
 NAME (fetched by pnpm models:fetch):
 ${Object.entries(SERVABLE).map(([name, { about }]) => `  ${name.padEnd(28)} ${about}`).join('\n')}`;
-
-function variablesFor(name: string, url: string): string {
-  if (SERVABLE[name]!.kind === 'embedding') {
-    return `EMBED_URL=${url} EMBED_MODEL=${name} EMBED_QUERY_PREFIX='search_query: ' EMBED_PASSAGE_PREFIX='search_document: ' EMBED_BATCH_SIZE=8 EMBED_TIMEOUT_MS=120000`;
-  }
-  return `GATEWAY_URL=${url} GATEWAY_MODEL=${name}`;
-}
 
 function positiveInteger(value: string | undefined, option: string, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
@@ -42,7 +36,7 @@ async function main(): Promise<number> {
   const threads = positiveInteger(values.threads, '--threads', DEFAULT_THREADS);
   process.stderr.write(`llm:serve: starting ${name} with ${threads} thread(s)…\n`);
   const server = await startLlamaServer(name, { port, threads, host: values.host });
-  process.stdout.write(`llm:serve: ${name} ready on ${server.url}\n  ${variablesFor(name, server.url)}\n`);
+  process.stdout.write(readyMessage(name, server.url, server.apiKey));
   const stopped = new Promise<number>((resolve) => server.child.once('exit', (code) => resolve(code ?? 1)));
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {

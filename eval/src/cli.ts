@@ -268,7 +268,7 @@ async function main(argv: string[]): Promise<number> {
   // A report on stdout reads better without the pipeline's info lines; LOG_LEVEL still wins.
   const server = values.serve ? await serveModel(values.serve, values.threads) : undefined;
   try {
-    return await run(values, loadConfig(server ? { ...process.env, GATEWAY_URL: server.url, GATEWAY_MODEL: server.name } : undefined, { LOG_LEVEL: 'warn' }));
+    return await run(values, loadConfig(server ? { ...process.env, GATEWAY_URL: server.url, GATEWAY_MODEL: server.name, GATEWAY_API_KEY: server.apiKey } : undefined, { LOG_LEVEL: 'warn' }));
   } finally {
     await server?.stop();
   }

@@ -30,7 +30,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const server = values.serve ? await startLlamaServer(values.serve, { threads: values.threads === undefined ? undefined : Number(values.threads) }) : undefined;
   try {
-    return await run(values.conversations, values['report-dir'], server ? { GATEWAY_URL: server.url, GATEWAY_MODEL: server.name } : {});
+    return await run(values.conversations, values['report-dir'], server ? { GATEWAY_URL: server.url, GATEWAY_MODEL: server.name, GATEWAY_API_KEY: server.apiKey } : {});
   } finally {
     await server?.stop();
   }

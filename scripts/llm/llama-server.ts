@@ -8,6 +8,16 @@
  * checked against the fetched xllamacpp 2026.10.11549):
  *   - GET /health answers 503 {"error":{"message":"Loading model",…}} while the model loads, then 200 {"status":"ok"};
  *     the HTTP server starts before the model loads, and it is public (no API key check).
+ *   - `--api-key KEY` (env: LLAMA_API_KEY): "API key to use for authentication" (tools/server/README.md, Server-specific
+ *     params): every route but /health then answers 401 {"error":{"message":"Invalid API Key",…}} without
+ *     `Authorization: Bearer KEY`. Each start gets a random key, passed in LLAMA_API_KEY (an argument would show in
+ *     `ps` to every local user), so no other program and no web page can use the server (issue 43, finding 4).
+ *   - CORS (README: `--cors-origins ORIGINS` "comma-separated list of allowed origins for CORS (default: *)",
+ *     `--no-cors-credentials`): by default the server reflects any Origin with Access-Control-Allow-Credentials: true.
+ *     It cannot be turned off; in xllamacpp 2026.10.11549 an origin list other than `*` or `localhost` is sent as is
+ *     in Access-Control-Allow-Origin, so `--cors-origins none` (no page's origin: an origin is scheme://host[:port]
+ *     or `null`) lets no page read an answer, and `--no-cors-credentials` sends Allow-Credentials: false. A page can
+ *     still send a simple request (a text/plain POST needs no preflight): without the key it gets 401, unread.
  *   - OpenAI-compatible POST /v1/chat/completions (plain and streamed, `usage` in the last chunk with
  *     stream_options.include_usage), POST /v1/embeddings, GET /v1/models (the model id is --alias).
  *   - SIGINT and SIGTERM stop the server (llama_server.py: the task loop ends, the server cleans up, exit 0);
@@ -17,6 +27,7 @@
  *     so -ub is at least the longest input (nomic-embed-text-v1.5 was trained on 2048-token inputs).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -86,16 +97,71 @@ export function llamaServerArgs(name: string, options: ServeOptions = {}): strin
     '-t', String(options.threads ?? DEFAULT_THREADS),
     '--no-webui',
     '--metrics',
+    // No page may read an answer, nor send credentials (see the note at the top).
+    '--cors-origins', 'none',
+    '--no-cors-credentials',
     ...servable.args,
   ];
+}
+
+/** A new random key for one start: 256 bits, URL-safe, what `Authorization: Bearer` and the suite's *_API_KEY take. */
+export function newApiKey(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** The variables that point the suite at a server of `name` at `url` with `apiKey`, in the order they are printed. */
+export function variablesFor(name: string, url: string, apiKey: string): Array<[string, string]> {
+  if (SERVABLE[name]?.kind === 'embedding') {
+    return [['EMBED_URL', url], ['EMBED_MODEL', name], ['EMBED_API_KEY', apiKey], ['EMBED_QUERY_PREFIX', 'search_query: '], ['EMBED_PASSAGE_PREFIX', 'search_document: '], ['EMBED_BATCH_SIZE', '8'], ['EMBED_TIMEOUT_MS', '120000']];
+  }
+  return [['GATEWAY_URL', url], ['GATEWAY_MODEL', name], ['GATEWAY_API_KEY', apiKey]];
+}
+
+/** What `pnpm llm:serve` prints once the server answers: where it is, and the variables to set, its key among them (one shell line). */
+export function readyMessage(name: string, url: string, apiKey: string): string {
+  const variables = variablesFor(name, url, apiKey).map(([key, value]) => `${key}=${shellWord(value)}`).join(' ');
+  return `llm:serve: ${name} ready on ${url}\n  ${variables}\n  (a new key at each start: every route but /health answers 401 without Authorization: Bearer <key>)\n`;
+}
+
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/** The most of the server's log a launcher keeps: llama.cpp logs every request, and a server runs for hours. */
+export const LOG_TAIL_CHARS = 64 * 1024;
+
+/** The last `limit` characters of a log that arrives in pieces, in memory bounded by twice that whatever the log's length. */
+export class LogTail {
+  private kept = '';
+
+  constructor(private readonly limit = LOG_TAIL_CHARS) {}
+
+  append(piece: string): void {
+    this.kept += piece;
+    // Cut once past twice the limit, so that appending stays linear.
+    if (this.kept.length > 2 * this.limit) this.kept = this.kept.slice(-this.limit);
+  }
+
+  text(): string {
+    return this.kept.length > this.limit ? this.kept.slice(-this.limit) : this.kept;
+  }
+
+  /** How many characters it holds now: at most twice the limit. */
+  get heldChars(): number {
+    return this.kept.length;
+  }
 }
 
 export interface RunningServer {
   name: string;
   /** http://HOST:PORT, what GATEWAY_URL or EMBED_URL takes. */
   url: string;
+  /** This start's key, what GATEWAY_API_KEY or EMBED_API_KEY takes: every route but /health needs it as `Authorization: Bearer`. */
+  apiKey: string;
+  /** The variables that point the suite at this server (variablesFor). */
+  variables: Record<string, string>;
   child: ChildProcess;
-  /** The server's log so far (stdout and standard error). */
+  /** The end of the server's log (stdout and standard error), at most LOG_TAIL_CHARS characters. */
   log(): string;
   /** SIGTERM, then the exit code; SIGKILL past `graceMs`. */
   stop(graceMs?: number): Promise<number | null>;
@@ -131,25 +197,37 @@ export async function startLlamaServer(name: string, options: ServeOptions & { r
 class NotHealthyError extends Error {}
 
 async function startOnce(name: string, options: ServeOptions & { readyTimeoutMs: number }): Promise<RunningServer> {
+  const apiKey = newApiKey();
   const child = spawn(llamaServerBinary(), llamaServerArgs(name, { port: 0, ...options }), {
-    env: process.env,
+    env: { ...process.env, LLAMA_API_KEY: apiKey },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // A process that exits without stopping it (an error, a signal it does not handle) must not leave the server behind.
   const stopOnExit = () => child.kill('SIGTERM');
   process.once('exit', stopOnExit);
   void once(child, 'exit').then(() => process.off('exit', stopOnExit));
-  let log = '';
+  const log = new LogTail();
+  // The address is looked for in the new piece with the end of the one before (a line can be cut between two pieces), not in the whole log.
+  let pending = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const address = new Promise<string>((resolve, reject) => {
+    let found = false;
     const onData = (data: Buffer) => {
-      log += data.toString();
-      const url = listeningAddress(log);
-      if (url) resolve(url);
+      const piece = data.toString();
+      log.append(piece);
+      if (found) return;
+      const url = listeningAddress(pending + piece);
+      if (url) {
+        found = true;
+        pending = '';
+        resolve(url);
+      } else {
+        pending = (pending + piece).slice(-1024);
+      }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    void exited.then((code) => reject(new Error(`llama-server ${name} exited with ${code} before listening:\n${log.slice(-2000)}`)));
+    void exited.then((code) => reject(new Error(`llama-server ${name} exited with ${code} before listening:\n${log.text().slice(-2000)}`)));
   });
   const stop = async (graceMs = 10_000) => {
     if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
@@ -165,11 +243,11 @@ async function startOnce(name: string, options: ServeOptions & { readyTimeoutMs:
   try {
     url = await address;
     await waitHealthy(url, options.readyTimeoutMs, exited);
-    return { name, url, child, log: () => log, stop };
+    return { name, url, apiKey, variables: Object.fromEntries(variablesFor(name, url, apiKey)), child, log: () => log.text(), stop };
   } catch (error) {
     await stop(1_000);
     if (url === undefined) throw error;
-    throw new NotHealthyError(`${(error as Error).message} at ${url}; its log ends:\n${log.slice(-2000)}`, { cause: error });
+    throw new NotHealthyError(`${(error as Error).message} at ${url}; its log ends:\n${log.text().slice(-2000)}`, { cause: error });
   }
 }
 

@@ -11,6 +11,7 @@ Prints "listening on http://HOST:PORT" once the model is loaded and the port bou
 SIGTERM or SIGINT stops the server and exits 0, a second signal exits 1 at once.
 """
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -34,6 +35,15 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--embedding", action="store_true")
     parser.add_argument("--metrics", action="store_true")
     parser.add_argument("--no-webui", action="store_true")
+    # llama.cpp tools/server/README.md: "--api-key KEY  API key to use for authentication, multiple keys can be provided as a
+    # comma-separated list (env: LLAMA_API_KEY)"; "--api-key-file FNAME  path to file containing API keys, one per line".
+    # The key is read from a file (or LLAMA_API_KEY) rather than argv, which any local user can read in ps.
+    parser.add_argument("--api-key", default="")
+    parser.add_argument("--api-key-file", default="")
+    # "--cors-origins ORIGINS  comma-separated list of allowed origins for CORS (default: *)"; "--cors-credentials,
+    # --no-cors-credentials  whether to allow credentials for CORS (default: enabled)".
+    parser.add_argument("--cors-origins", default="*")
+    parser.add_argument("--no-cors-credentials", action="store_true")
     return parser.parse_args(argv)
 
 
@@ -56,7 +66,21 @@ def params_of(args: argparse.Namespace) -> "xllamacpp.CommonParams":
     params.embedding = args.embedding
     params.endpoint_metrics = args.metrics
     params.ui = not args.no_webui
+    params.api_keys = api_keys_of(args)
+    params.cors_origins = args.cors_origins
+    params.cors_credentials = not args.no_cors_credentials
     return params
+
+
+def api_keys_of(args: argparse.Namespace) -> list[str]:
+    """--api-key (comma-separated), then --api-key-file (one a line, # comments), then LLAMA_API_KEY, as llama-server reads them."""
+    keys = [key for key in args.api_key.split(",") if key]
+    if args.api_key_file:
+        with open(args.api_key_file, encoding="utf-8") as file:
+            keys += [line.strip() for line in file if line.strip() and not line.lstrip().startswith("#")]
+    if not keys and os.environ.get("LLAMA_API_KEY"):
+        keys = [key for key in os.environ["LLAMA_API_KEY"].split(",") if key]
+    return keys
 
 
 def main() -> None:

@@ -1,6 +1,7 @@
 /**
  * `pnpm llm:serve NAME`: the real command with the small model (scripts/llm-serve.ts): it says when /health
- * answers and which variables to set, serves the OpenAI API under the model's name, and on SIGTERM stops
+ * answers and which variables to set (this start's random key among them), serves the OpenAI API under the model's
+ * name to a request with the key only (401 without it, and no CORS that lets a page read an answer), and on SIGTERM stops
  * llama-server and exits with its code (0: llama.cpp tools/server/server.cpp ends its loop and cleans up).
  */
 import { spawn } from 'node:child_process';
@@ -24,10 +25,27 @@ describe.skipIf(skip)('pnpm llm:serve', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const url = /ready on (http:\S+)/.exec(output)![1]!;
-    expect(output).toContain(`GATEWAY_URL=${url} GATEWAY_MODEL=${NAME}`);
+    expect(output).toMatch(new RegExp(`GATEWAY_URL=${url} GATEWAY_MODEL=${NAME} GATEWAY_API_KEY=[A-Za-z0-9_-]{43}\n`));
+    const key = /GATEWAY_API_KEY=(\S+)/.exec(output)![1]!;
     expect((await fetch(`${url}/health`)).status).toBe(200);
-    const models = (await (await fetch(`${url}/v1/models`)).json()) as { data: Array<{ id: string }> };
+    const models = (await (await fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: Array<{ id: string }> };
     expect(models.data.map((model) => model.id)).toEqual([NAME]);
+    // Issue 43, finding 4: nothing but /health without the key, and no page may read an answer.
+    expect((await fetch(`${url}/v1/models`)).status).toBe(401);
+    expect((await fetch(`${url}/v1/models`, { headers: { authorization: 'Bearer not-the-key' } })).status).toBe(401);
+    const page = 'https://attacker.example';
+    // What a page can send without a preflight: a text/plain POST, with the browser's Origin.
+    const simple = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { origin: page, 'content-type': 'text/plain' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 4 }) });
+    expect(simple.status).toBe(401);
+    expect(simple.headers.get('access-control-allow-origin')).not.toBe(page);
+    expect(simple.headers.get('access-control-allow-credentials')).not.toBe('true');
+    const preflight = await fetch(`${url}/v1/chat/completions`, { method: 'OPTIONS', headers: { origin: page, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+    expect(preflight.headers.get('access-control-allow-origin')).not.toBe(page);
+    expect(preflight.headers.get('access-control-allow-origin')).not.toBe('*');
+    expect(preflight.headers.get('access-control-allow-credentials')).not.toBe('true');
+    const answered = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 4 }) });
+    expect(answered.status).toBe(200);
+    expect(((await answered.json()) as { choices: unknown[] }).choices).toHaveLength(1);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     await expect(fetch(`${url}/health`)).rejects.toThrow();

@@ -37,6 +37,11 @@ export const errorCatalog = {
     status: 414,
     message: 'The document name is longer than any source the API serves (4,096 characters once URL-decoded): check the link.',
   },
+  RAG_DOCUMENT_CHANGED: {
+    status: 409,
+    message:
+      'The document changed on disk: it is not the version that was indexed (its size or modification time differs), or it changed while being sent. Ask again once it is no longer being written, and run the ingest so that its citations match it.',
+  },
   RAG_DOCUMENTS_NOT_SERVED: {
     status: 404,
     message: 'This server does not serve the original documents: set RAG_DOCUMENTS_DIR to the folder that was ingested, or GCS_BUCKET for a bucket (signed URLs).',

@@ -32,7 +32,7 @@ let smallStack: TestStack;
 let capableStack: TestStack;
 
 function gateway(server: RunningServer): OpenAiGatewayChatModel {
-  return new OpenAiGatewayChatModel({ url: server.url, model: server.name, timeoutMs: 600_000 });
+  return new OpenAiGatewayChatModel({ url: server.url, model: server.name, apiKey: server.apiKey, timeoutMs: 600_000 });
 }
 
 beforeAll(async () => {
@@ -56,7 +56,7 @@ function sseEvents(text: string): Array<{ event: string; data: any }> {
 }
 
 async function metric(server: RunningServer, name: string): Promise<number> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${server.apiKey}` } })).text();
   return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
 }
 
@@ -161,7 +161,7 @@ describe.skipIf(skip)('a real model behind the gateway adapter', () => {
     let busy = true;
     while (busy) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      busy = ((await (await fetch(`${small.url}/slots`)).json()) as Array<{ is_processing: boolean }>).some((slot) => slot.is_processing);
+      busy = ((await (await fetch(`${small.url}/slots`, { headers: { authorization: `Bearer ${small.apiKey}` } })).json()) as Array<{ is_processing: boolean }>).some((slot) => slot.is_processing);
     }
     const predicted = (await metric(small, 'llamacpp:tokens_predicted_total')) - before;
     expect(predicted).toBeLessThan(64); // left alone, the small model runs to its 256-token cap on such a prompt
@@ -170,7 +170,7 @@ describe.skipIf(skip)('a real model behind the gateway adapter', () => {
   it('CONTEXT_MODE=llm writes a context for each chunk of a small corpus with the small model, and caches it', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'rag-llm-context-'));
     try {
-      const config = loadConfig({ RAG_DATA_DIR: dataDir, CONTEXT_MODE: 'llm', GATEWAY_URL: small.url, GATEWAY_MODEL: SMALL, CONTEXT_CONCURRENCY: '2' });
+      const config = loadConfig({ RAG_DATA_DIR: dataDir, CONTEXT_MODE: 'llm', GATEWAY_URL: small.url, GATEWAY_MODEL: SMALL, GATEWAY_API_KEY: small.apiKey, CONTEXT_CONCURRENCY: '2' });
       const contexts = (await createChunkContexts(config, createLogger('silent')))!;
       const markdown = await readFile(join(repositoryRoot, 'services/retrieval/test/fixtures/handbook/onboarding.md'), 'utf8');
       const chunks = chunkMarkdown(markdown, 'onboarding.md', { chunkSize: 300, chunkOverlap: 0 });

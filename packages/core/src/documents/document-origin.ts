@@ -5,7 +5,16 @@ import type { FileHandle } from 'node:fs/promises';
  * caller reads and closes that handle, never the path again), or a URL to redirect to.
  */
 export type DocumentLocation =
-  | { kind: 'file'; path: string; file: FileHandle; size: number }
+  | {
+      kind: 'file';
+      path: string;
+      file: FileHandle;
+      /** The open file's size and modification time, stat'ed once it was opened: what is sent, and what must not change. */
+      size: number;
+      mtimeMs: number;
+      /** Its version as the ingest records it (`source_version`), to compare with the indexed one. */
+      version: string;
+    }
   | { kind: 'redirect'; url: string; /** When the URL stops working (a signed URL); absent: never. */ expiresAt?: Date | undefined };
 
 export interface DocumentOrigin {

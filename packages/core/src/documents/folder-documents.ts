@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { open, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { RagError } from '../errors.ts';
+import { localSourceVersion } from '../sources/local-dir.ts';
 import type { DocumentLocation, DocumentOrigin } from './document-origin.ts';
 
 /**
@@ -33,9 +34,9 @@ export class FolderDocuments implements DocumentOrigin {
       throw notFound(source);
     }
     try {
-      const size = await openedRegularFileAt(file, path);
-      if (size === undefined) throw notFound(source);
-      return { kind: 'file', path, file, size };
+      const opened = await openedRegularFileAt(file, path);
+      if (opened === undefined) throw notFound(source);
+      return { kind: 'file', path, file, size: opened.size, mtimeMs: opened.mtimeMs, version: localSourceVersion(opened) };
     } catch (error) {
       await file.close();
       throw error;
@@ -44,16 +45,16 @@ export class FolderDocuments implements DocumentOrigin {
 }
 
 /**
- * The opened file's size when it is a regular file that `path` still names with no link in any component (the real
+ * The opened file's stat when it is a regular file that `path` still names with no link in any component (the real
  * path is the path itself, and it holds the same inode as the handle); undefined otherwise. A folder on the way swapped
  * for a link before the open and back after it leaves the handle on another inode than the path's: refused.
  */
-async function openedRegularFileAt(file: FileHandle, path: string): Promise<number | undefined> {
+async function openedRegularFileAt(file: FileHandle, path: string): Promise<{ size: number; mtimeMs: number } | undefined> {
   const opened = await file.stat();
   if (!opened.isFile()) return undefined;
   const [real, atPath] = await Promise.all([realpath(path).catch(() => undefined), stat(path).catch(() => undefined)]);
   if (real !== path || !atPath || atPath.dev !== opened.dev || atPath.ino !== opened.ino) return undefined;
-  return opened.size;
+  return opened;
 }
 
 function notFound(source: string): RagError {

@@ -48,4 +48,9 @@ export class PassageReader {
     const inOrder = [...byIndex.values()].sort((a, b) => a.chunkIndex - b.chunkIndex);
     return { passage, before: inOrder.filter((chunk) => chunk.chunkIndex < chunkIndex), after: inOrder.filter((chunk) => chunk.chunkIndex > chunkIndex) };
   }
+
+  /** The `source_version` indexed for `source` (see VectorStore.sourceVersionOf); undefined when unknown. Check visibility first. */
+  async sourceVersion(source: string, signal?: AbortSignal): Promise<string | undefined> {
+    return this.store.sourceVersionOf?.(source, signal);
+  }
 }

@@ -71,7 +71,7 @@ export class LocalDirectorySource implements DocumentSource {
     const custom = customFieldsOf(metadataRules.fieldsOf(uri));
     return {
       uri,
-      sourceVersion: `${info.mtimeMs}:${info.size}`,
+      sourceVersion: localSourceVersion(info),
       size: info.size,
       groups: access.groupsOf(uri),
       accessFileMissing: !access.present,
@@ -117,4 +117,9 @@ function ignoredAccessFiles(uris: string[]): RagError {
 
 function uniqueByUri(entries: SkippedEntry[]): SkippedEntry[] {
   return [...new Map(entries.map((entry) => [entry.uri, entry])).values()].sort((a, b) => a.uri.localeCompare(b.uri));
+}
+
+/** A folder file's indexed `source_version`: its modification time and size; GET /documents compares the file it serves with it. */
+export function localSourceVersion(info: { mtimeMs: number; size: number }): string {
+  return `${info.mtimeMs}:${info.size}`;
 }

@@ -18,6 +18,7 @@ import { DEFAULT_ANN_MIN_ROWS, ensureAnnIndex } from './lancedb-ann-index.ts';
 import { denseLeg } from './lancedb-dense-leg.ts';
 import { PinnedTable } from './lancedb-pinned-table.ts';
 import { LanceDbSearchView } from './lancedb-search-view.ts';
+import { chunkId } from '../chunking/chunk-id.ts';
 import { groupsSql, sqlString } from './lancedb-sql.ts';
 import { describeRecorded, readRecordedModel, recordOf, writeRecordedModel, type RecordedModel } from './model-lock-file.ts';
 import { assertSameLanguage } from './language-lock.ts';
@@ -214,6 +215,12 @@ export class LanceDbStore implements VectorStore {
       const { source, headingPath, chunkIndex, text, pages, boxes } = payload;
       return [{ id, source, headingPath, chunkIndex, text, ...(pages ? { pages } : {}), ...(boxes ? { boxes } : {}) }];
     });
+  }
+
+  async sourceVersionOf(source: string): Promise<string | undefined> {
+    if (!this.table) return undefined;
+    const rows = await this.table.query().where(`id = ${sqlString(chunkId(source, 0))}`).select(['source_version']).limit(1).toArray();
+    return (rows[0]?.source_version as string | null | undefined) ?? undefined;
   }
 
   /**

@@ -30,6 +30,7 @@ import {
   withRetries,
 } from '../http/remote-call.ts';
 import { inBatches } from '../batches.ts';
+import { chunkId } from '../chunking/chunk-id.ts';
 import { untilAborted } from '../until-aborted.ts';
 import { assertSameContext, UNRECORDED_NON_EMPTY } from './context-lock.ts';
 import { addChunkToDocuments } from './indexed-documents.ts';
@@ -233,6 +234,13 @@ export class QdrantStore implements VectorStore {
       const { id, source, headingPath, chunkIndex, text, pages, boxes } = toSearchHit({ id: point.id, score: 0, payload: point.payload ?? null });
       return { id, source, headingPath, chunkIndex, text, ...(pages ? { pages } : {}), ...(boxes ? { boxes } : {}) };
     });
+  }
+
+  async sourceVersionOf(source: string, signal?: AbortSignal): Promise<string | undefined> {
+    if (this.absent) return undefined;
+    const points = await this.run(() => this.client.retrieve(this.collection, { ids: [chunkId(source, 0)], with_payload: ['source_version'], with_vector: false }), signal);
+    const version = points[0]?.payload?.source_version;
+    return typeof version === 'string' ? version : undefined;
   }
 
   async count(): Promise<number> {

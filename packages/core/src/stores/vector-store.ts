@@ -71,6 +71,12 @@ export interface VectorStore {
    * the others are left out, so a hidden chunk reads exactly as a missing one. Any order.
    */
   getChunks(ids: readonly string[], visibleGroups: readonly string[], signal?: AbortSignal): Promise<Chunk[]>;
+  /**
+   * The `source_version` the ingest recorded for a document (on its chunk 0), undefined when none was recorded or
+   * the document is not indexed; GET /documents compares the file it serves with it. Not access-checked: ask after
+   * the caller's right to the document has been checked.
+   */
+  sourceVersionOf?(source: string, signal?: AbortSignal): Promise<string | undefined>;
   count(): Promise<number>;
   /**
    * Storage housekeeping after a run that wrote something (the embedded store merges the small files

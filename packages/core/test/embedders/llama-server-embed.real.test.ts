@@ -36,7 +36,7 @@ function cosine(a: number[], b: number[]): number {
 }
 
 function embedder(batchSize = 8): TeiEmbedder {
-  return new TeiEmbedder({ url: server.url, batchSize, timeoutMs: 120_000, queryPrefix: 'search_query: ', passagePrefix: 'search_document: ' });
+  return new TeiEmbedder({ url: server.url, apiKey: server.apiKey, batchSize, timeoutMs: 120_000, queryPrefix: 'search_query: ', passagePrefix: 'search_document: ' });
 }
 
 describe.skipIf(skip)('EMBED_URL against llama-server serving nomic-embed-text-v1.5', () => {

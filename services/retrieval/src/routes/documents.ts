@@ -54,7 +54,19 @@ export function registerDocumentsRoute(app: FastifyInstance, deps: { passages: P
       .header('content-type', CONTENT_TYPES[extname(location.path).toLowerCase()] ?? 'application/octet-stream')
       .header('content-security-policy', "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:")
       .header('x-content-type-options', 'nosniff');
-    return sendFile(request, reply, location.file, location.size);
+    // The file must be the version that was indexed (its citations quote that one): a folder source records its mtime and size.
+    let indexed: string | undefined;
+    try {
+      indexed = await deps.passages.sourceVersion(source);
+    } catch (error) {
+      await location.file.close();
+      throw error;
+    }
+    if (indexed !== undefined && indexed !== location.version) {
+      await location.file.close();
+      throw new RagError('RAG_DOCUMENT_CHANGED', '(it is not the indexed version)');
+    }
+    return sendFile(request, reply, location);
   });
 }
 

@@ -88,6 +88,7 @@ export function openApiDocument(): Record<string, unknown> {
             200: { description: 'the file; for a gs:// source asked with Accept: application/json, its signed URL', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } }, ...json(documentLinkResponse) } },
             206: { description: 'folder source: the one byte range asked for (Range: bytes=…), with Content-Range', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
             302: { description: 'gs:// source: a V4 signed URL valid 5 minutes, in Location' },
+            409: { description: 'RAG_DOCUMENT_CHANGED: folder source: the file is not the indexed version (mtime and size), or changed between its open and its sending', content: json(errorResponse) },
             414: { description: 'RAG_DOCUMENT_NAME_TOO_LONG: the name is over 4,096 characters once decoded', content: json(errorResponse) },
             416: { description: 'folder source: no byte of the range asked for exists; Content-Range: bytes */length' },
             ...dataErrors,

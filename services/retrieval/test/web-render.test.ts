@@ -18,7 +18,7 @@ const screenshotFolder = fileURLToPath(new URL('../../../test-output/web/', impo
 const KEY = 'sk-web-render-5e1f';
 
 /** Markdown with a list, emphasis, a citation and markup that must never run. */
-const MARKDOWN_ANSWER = '**Up to three days** a week:\n\n- from home [onboarding.md#1]\n- <img src=x onerror="document.title=\'pwned\'"> never rendered\n';
+const MARKDOWN_ANSWER = '**Up to three days** a week, everyone may work from home.\n\n- from home [onboarding.md#1]\n- <img src=x onerror="document.title=\'pwned\'"> never rendered\n';
 
 class MarkdownChatModel implements ChatModel {
   readonly modelId = 'markdown-test-model';

@@ -1,6 +1,7 @@
 import type { SearchHit } from '../domain.ts';
 import type { Bm25Language } from '../sparse/languages/bm25-languages.ts';
 import { passageLabel } from './citations.ts';
+import { bm25Stems } from '../sparse/tokenize.ts';
 import { queryCoverage } from './query-coverage.ts';
 
 const MAX_QUOTED_SENTENCES = 3;
@@ -65,24 +66,49 @@ function matchingSentences(question: string, hit: SearchHit, language: Bm25Langu
   return { hit, sentences, bestCoverage: Math.max(0, ...scored.map(({ coverage }) => coverage)) };
 }
 
+/** The passage's sentences as a quotation, each labelled: every sentence shown is cited. */
 function quote(sentences: string[], hit: SearchHit): string {
-  return `> ${sentences.join(' ')} [${passageLabel(hit)}]`;
+  return `> ${sentences.map((sentence) => `${sentence} [${passageLabel(hit)}]`).join(' ')}`;
+}
+
+/**
+ * How well the best of `sentences` singles out the answer: the question's stems it holds, each weighted by how
+ * rare it is among all the sentences quoted (BM25's IDF), as a share of the question's total. Orders the quotes,
+ * so that the passage whose sentence holds the one rare term the question turns on comes first, not the one
+ * holding three words every sentence shares.
+ */
+function rarityScores(question: string, quotables: Quotable[], language: Bm25Language | undefined): Map<Quotable, number> {
+  const wanted = [...new Set(bm25Stems(question, language))];
+  const stemsOf = new Map(quotables.flatMap(({ sentences }) => sentences).map((sentence) => [sentence, new Set(bm25Stems(sentence, language))]));
+  const all = [...stemsOf.values()];
+  const weight = new Map(wanted.map((stem) => [stem, idf(all.filter((stems) => stems.has(stem)).length, all.length)]));
+  const score = (sentence: string) => wanted.reduce((sum, stem) => sum + (stemsOf.get(sentence)!.has(stem) ? weight.get(stem)! : 0), 0);
+  return new Map(quotables.map((quotable) => [quotable, Math.max(0, ...quotable.sentences.map(score))]));
+}
+
+function idf(documentFrequency: number, documents: number): number {
+  return Math.log(1 + (documents - documentFrequency + 0.5) / (documentFrequency + 0.5));
 }
 
 /**
  * The answer when no language model is configured: the sentences of the best passages that share
- * words with the question, quoted and labelled `[source#chunk_index]`, in ranking order. A passage
+ * words with the question, quoted, each labelled `[source#chunk_index]`, the passage whose sentence holds the
+ * question's rarest terms first (in ranking order with `keepRankOrder`: a freshness-boosted ranking). A passage
  * whose prose matches much less than the best match (it ranked through its headings or code, or one
  * stray word) is left out; if nothing matches, the best passage's opening sentences stand in.
  * `quoted` are the passages quoted, in the answer's order: the citations come from them, never from
  * the answer's text, where a quoted document could have written a label of its own.
  */
-export function extractiveAnswerWithSources(question: string, passages: SearchHit[], language?: Bm25Language): { answer: string; quoted: SearchHit[] } {
+export function extractiveAnswerWithSources(question: string, passages: SearchHit[], language?: Bm25Language, options: { keepRankOrder?: boolean } = {}): { answer: string; quoted: SearchHit[] } {
   const candidates = passages.map((hit) => matchingSentences(question, hit, language));
   const bestCoverage = Math.max(0, ...candidates.map((candidate) => candidate.bestCoverage));
   const chosen = candidates
     .filter((candidate) => candidate.sentences.length > 0 && candidate.bestCoverage >= QUOTE_COVERAGE_RATIO * bestCoverage)
     .slice(0, MAX_PASSAGES);
+  if (!options.keepRankOrder) {
+    const rarity = rarityScores(question, chosen, language);
+    chosen.sort((a, b) => rarity.get(b)! - rarity.get(a)!);
+  }
   const best = passages[0];
   if (chosen.length === 0 && best) chosen.push({ hit: best, sentences: sentencesOf(passageBody(best.text)).slice(0, MAX_QUOTED_SENTENCES), bestCoverage: 0 });
   const quotes = chosen.map(({ hit, sentences }) => quote(sentences, hit));

@@ -73,14 +73,14 @@ export class Answerer {
    */
   async answer(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, earlier: readonly ConversationTurn[] = [], controls: SearchControls = {}): Promise<ChatAnswer> {
     const { search, passages, reranked } = await this.relevantPassages(question, k, visibleGroups, signal, earlier, controls);
-    return { ...(await this.answerFrom(question, search, passages, earlier, signal)), reranked, ...searchQueryField(search) };
+    return { ...(await this.answerFrom(question, search, passages, earlier, signal, controls)), reranked, ...searchQueryField(search) };
   }
 
   async *stream(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, earlier: readonly ConversationTurn[] = [], controls: SearchControls = {}): AsyncIterable<AnswerStreamEvent> {
     const { search, passages, reranked } = await this.relevantPassages(question, k, visibleGroups, signal, earlier, controls);
     const chatModel = this.options.chatModel;
     if (passages.length === 0 || !chatModel) {
-      const answer = { ...(passages.length === 0 ? this.notCovered() : this.extractive(search.text, passages)), reranked, ...searchQueryField(search) };
+      const answer = { ...(passages.length === 0 ? this.notCovered() : this.extractive(search.text, passages, controls)), reranked, ...searchQueryField(search) };
       yield { type: 'citations', citations: answer.citations, reranked, ...searchQueryField(search) };
       yield { type: 'token', text: answer.answer };
       yield { type: 'done', answer };
@@ -110,11 +110,11 @@ export class Answerer {
     yield { type: 'done', answer: { ...answer, reranked, ...searchQueryField(search) } };
   }
 
-  private async answerFrom(question: string, search: SearchQuery, passages: SearchHit[], earlier: readonly ConversationTurn[], signal?: AbortSignal): Promise<ChatAnswer> {
+  private async answerFrom(question: string, search: SearchQuery, passages: SearchHit[], earlier: readonly ConversationTurn[], signal: AbortSignal | undefined, controls: SearchControls): Promise<ChatAnswer> {
     if (passages.length === 0) return this.notCovered();
     const chatModel = this.options.chatModel;
     // Extractive answers quote the sentences that hold the searched terms: a follow-up's own words may name none.
-    if (!chatModel) return this.extractive(search.text, passages);
+    if (!chatModel) return this.extractive(search.text, passages, controls);
     const messages = this.prompt(question, passages, earlier);
     const [name, options] = modelCallSpan('chat', chatModel.modelId, GATEWAY_PROVIDER);
     const completion = await inSpan(name, options, async (span) => {
@@ -197,9 +197,10 @@ export class Answerer {
     return this.options.unsupportedClaims ?? 'mark';
   }
 
-  private extractive(question: string, passages: SearchHit[]): ChatAnswer {
-    // Cited by construction: a label a quoted document wrote itself is quoted text, not a citation.
-    const { answer, quoted } = extractiveAnswerWithSources(question, passages, this.options.retriever.bm25Language);
+  private extractive(question: string, passages: SearchHit[], controls: SearchControls): ChatAnswer {
+    // Cited by construction: a label a quoted document wrote itself is quoted text, not a citation. With freshness
+    // asked for, the newer passage the ranking put first stays first.
+    const { answer, quoted } = extractiveAnswerWithSources(question, passages, this.options.retriever.bm25Language, { keepRankOrder: controls.freshness !== undefined });
     return { answer, mode: 'extractive', citations: quoted.map(toCitation), unknownCitations: [] };
   }
 

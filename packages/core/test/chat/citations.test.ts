@@ -89,7 +89,16 @@ describe('extractive answers', () => {
 
   it('falls back to the best passage opening when no sentence matches', () => {
     const answer = extractiveAnswer('zzz', [remote]);
-    expect(answer).toContain('> Everyone may work from home up to three days a week. Full remote contracts are possible after probation. [onboarding.md#1]');
+    expect(answer).toContain('> Everyone may work from home up to three days a week. [onboarding.md#1] Full remote contracts are possible after probation. [onboarding.md#1]');
+  });
+
+  it('cites every sentence it quotes, and quotes first the passage whose sentence holds the rarest of the question\'s terms', () => {
+    const speed = hit('bench.md', 0, 'bench.md > Speed\n\nWhen the embedding model runs on two cores, ingest happens at 377 chunks a second. Whatever happens, the embedding model stays loaded.');
+    const change = hit('models.md', 3, 'models.md > Models\n\nChanging the embedding model needs a new collection.');
+    const answer = extractiveAnswer('what happens when I change the embedding model?', [speed, change]);
+    expect(answer.indexOf('[models.md#3]')).toBeGreaterThan(-1);
+    expect(answer.indexOf('[models.md#3]')).toBeLessThan(answer.indexOf('[bench.md#0]'));
+    expect(answer).toContain('> When the embedding model runs on two cores, ingest happens at 377 chunks a second. [bench.md#0] Whatever happens, the embedding model stays loaded. [bench.md#0]');
   });
 
   it('does not quote fenced code', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerSentences } from '../../src/answer-check/answer-sentences.ts';
-import { checkGrounding } from '../../src/answer-check/grounding.ts';
+import { checkGrounding, SUPPORT_THRESHOLD } from '../../src/answer-check/grounding.ts';
+import { contentStems, sentenceSupport } from '../../src/answer-check/sentence-support.ts';
 import type { SearchHit } from '../../src/domain.ts';
 
 function hit(source: string, chunkIndex: number, body: string): SearchHit {
@@ -61,5 +62,52 @@ describe('grounding of an answer', () => {
   it('compares stems in the collection language', () => {
     const french = hit('faq.md', 0, 'Les sauvegardes sont conservées trente jours.');
     expect(checkGrounding('Les sauvegardes sont conservées pendant trente jours [P1].', [french], 'french').sentences[0]!.status).toBe('supported');
+  });
+});
+
+/**
+ * Sentences of 20 distinct content stems and passages holding the first n of them: support n / 20 exactly,
+ * so 11 is the threshold itself (0.55), 10 and 12 a step either side.
+ */
+describe('grounding at the support threshold', () => {
+  const WORDS = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango'.split(' ');
+  const CLAIM = `${WORDS.join(' ')}.`;
+  /** A passage holding the claim's first `n` words, and two words the claim lacks. */
+  const holding = (source: string, n: number): SearchHit => hit(source, 0, `${WORDS.slice(0, n).join(' ')} whiskey zulu.`);
+  const supportOf = (passage: SearchHit): number => sentenceSupport(contentStems(CLAIM), contentStems(passage.text));
+
+  it('is 0.55, the measured value, and the fixtures score what they are named for', () => {
+    expect(SUPPORT_THRESHOLD).toBe(0.55);
+    expect(contentStems(CLAIM).size).toBe(20);
+    expect([10, 11, 12].map((n) => supportOf(holding('kb/one.md', n)))).toEqual([0.5, 0.55, 0.6]);
+  });
+
+  it('counts a cited passage holding exactly the threshold share as support, one just below as none', () => {
+    const at = checkGrounding(`${CLAIM.slice(0, -1)} [P1].`, [holding('kb/one.md', 11)]);
+    expect(at.sentences[0]).toMatchObject({ status: 'supported', supportedBy: 'kb/one.md#0', support: 0.55 });
+    const above = checkGrounding(`${CLAIM.slice(0, -1)} [P1].`, [holding('kb/one.md', 12)]);
+    expect(above.sentences[0]).toMatchObject({ status: 'supported', support: 0.6 });
+    // 0.5: below 0.55, above a lowered threshold such as 0.45.
+    const below = checkGrounding(`${CLAIM.slice(0, -1)} [P1].`, [holding('kb/one.md', 10)]);
+    expect(below.sentences[0]).toMatchObject({ status: 'unsupported', support: 0.5 });
+    expect(below.sentences[0]!.supportedBy).toBeUndefined();
+    expect(below.grounded).toBe(false);
+  });
+
+  it('attributes an uncited sentence, and shows a wrong citation, from a passage exactly at the threshold', () => {
+    const uncited = checkGrounding(CLAIM, [holding('kb/one.md', 5), holding('kb/two.md', 11)]);
+    expect(uncited.sentences[0]).toMatchObject({ status: 'attributed', supportedBy: 'kb/two.md#0', support: 0.55 });
+    const wrong = checkGrounding(`${CLAIM.slice(0, -1)} [P1].`, [holding('kb/one.md', 5), holding('kb/two.md', 11)]);
+    expect(wrong.sentences[0]).toMatchObject({ status: 'miscited', cited: ['kb/one.md#0'], supportedBy: 'kb/two.md#0' });
+    const nowhere = checkGrounding(CLAIM, [holding('kb/one.md', 5), holding('kb/two.md', 10)]);
+    expect(nowhere.sentences[0]).toMatchObject({ status: 'unsupported', support: 0.5 });
+  });
+
+  it('reports a miscited sentence\'s support over the passages it cites, not the one that supports it', () => {
+    const grounding = checkGrounding(`${CLAIM.slice(0, -1)} [P1].`, [holding('kb/one.md', 5), holding('kb/two.md', 16)]);
+    expect(grounding.sentences[0]).toMatchObject({ status: 'miscited', cited: ['kb/one.md#0'], supportedBy: 'kb/two.md#0', support: 0.25 });
+    // Citing both: the better cited one reaches the threshold, the sentence is supported by it.
+    const both = checkGrounding(`${CLAIM.slice(0, -1)} [P1] [P2].`, [holding('kb/one.md', 5), holding('kb/two.md', 16)]);
+    expect(both.sentences[0]).toMatchObject({ status: 'supported', supportedBy: 'kb/two.md#0', support: 0.8 });
   });
 });

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkId } from '../../src/chunking/chunk-id.ts';
 import { NOT_COVERED_ANSWER } from '../../src/chat/extractive.ts';
+import type { ChatModel } from '../../src/chat/chat-model.ts';
 import type { ConversationTurn } from '../../src/conversation/conversation.ts';
-import { fuseTopicLeg, previousSearchText, topicSources } from '../../src/conversation/topic-leg.ts';
+import { fuseTopicLeg, previousSearchText, topicSources, type TopicLeg } from '../../src/conversation/topic-leg.ts';
 import type { SearchHit } from '../../src/domain.ts';
 import { Answerer } from '../../src/pipeline/answer.ts';
 import { Retriever } from '../../src/pipeline/retrieve.ts';
@@ -116,5 +117,38 @@ describe('an LLM-free follow-up searched by the Answerer (real LanceDB, BM25)', 
     const first = await answerer().retrieveFor('Which ones go first?', 1, PUBLIC_ONLY);
     expect(first.topic).toBeUndefined();
     expect(first.search.method).toBe('question');
+
+    // A follow-up the gateway condensed: its query names the subject, no leg is searched beside it.
+    const condenser: ChatModel = {
+      modelId: 'condenser',
+      complete: async () => ({ content: 'Query: which sync waves go first' }),
+      stream: () => {
+        throw new Error('not used');
+      },
+    };
+    const searched: (TopicLeg | undefined)[] = [];
+    const retriever = new Retriever({ store, rerankCandidates: 50, telemetry });
+    const retrieve = retriever.retrieve.bind(retriever);
+    retriever.retrieve = (...args) => {
+      searched.push(args[5]);
+      return retrieve(...args);
+    };
+    const condensed = await new Answerer({ retriever, chatModel: condenser, telemetry }).retrieveFor('Which ones go first?', 1, PUBLIC_ONLY, undefined, earlier);
+    expect(condensed.search).toEqual({ text: 'which sync waves go first', method: 'condensed' });
+    expect(condensed.topic).toBeUndefined();
+    expect(searched).toEqual([undefined]);
+  });
+
+  it("searches the leg within the previous question's documents, never the whole collection", async () => {
+    // The follow-up's own words ("first", "go") are common in getting-started.md, which the previous question
+    // never reached: searched over the whole collection, the leg would rank one of them into the first three.
+    const { retrieval, topic } = await answerer().retrieveFor('Which ones go first?', 3, PUBLIC_ONLY, undefined, earlier);
+    expect(topic?.sources).not.toContain('getting-started.md');
+    expect(retrieval.hits.map((each) => each.source)).not.toContain('getting-started.md');
+
+    // The leg alone (an expanded query that matches nothing): only its sources' passages come back.
+    const retriever = new Retriever({ store, rerankCandidates: 50, telemetry });
+    const alone = await retriever.retrieve('zzzqqq', 5, PUBLIC_ONLY, undefined, {}, { text: 'Which ones go first?', sources: ['sync-waves.md'] });
+    expect(labels(alone.hits)).toEqual(['sync-waves.md#1']);
   });
 });

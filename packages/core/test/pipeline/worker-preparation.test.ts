@@ -84,9 +84,24 @@ describe('one expensive document', () => {
     await expect(pool.prepare(request('fine.html', Buffer.from('<p>y</p>')))).resolves.toMatchObject({ markdown: 'fine.html' });
   });
 
-  it('past the worker heap limit fails alone with RAG_DOCUMENT_TOO_COMPLEX', async () => {
+  it('runs each worker under the configured heap limit (INGEST_CONVERT_MEMORY_MB), 1024 MiB unless set', async () => {
+    const limitsOf = async (pool: WorkerPreparation): Promise<{ maxOldGenerationSizeMb?: number }> =>
+      JSON.parse((await pool.prepare(request('limits.html', Buffer.from('<p>x</p>')))).markdown) as { maxOldGenerationSizeMb?: number };
+    expect(await limitsOf(workerPreparation({ workers: 1, heapMb: 64, workerScript: misbehaving }))).toMatchObject({ maxOldGenerationSizeMb: 64 });
+    expect(await limitsOf(workerPreparation({ workers: 1, heapMb: 96, workerScript: misbehaving }))).toMatchObject({ maxOldGenerationSizeMb: 96 });
+    expect(await limitsOf(workerPreparation({ workers: 1, workerScript: misbehaving }))).toMatchObject({ maxOldGenerationSizeMb: 1024 });
+  });
+
+  it('past the worker heap limit fails alone with RAG_DOCUMENT_TOO_COMPLEX, and a document under it goes through', async () => {
+    // 64 MiB: a document holding 128 MiB is past it, one holding 16 MiB is not. Without the limit (V8's default,
+    // some GiB) both would go through.
     const pool = workerPreparation({ workers: 1, heapMb: 64, workerScript: misbehaving });
-    await expect(pool.prepare(request('huge.html', Buffer.from('<p>x</p>')))).rejects.toMatchObject({ code: 'RAG_DOCUMENT_TOO_COMPLEX', message: /more than 64 MiB/ });
+    await expect(pool.prepare(request('holds-16.html', Buffer.from('<p>x</p>')))).resolves.toMatchObject({ markdown: 'holds-16.html 16' });
+    await expect(pool.prepare(request('holds-128.html', Buffer.from('<p>x</p>')))).rejects.toMatchObject({
+      code: 'RAG_DOCUMENT_TOO_COMPLEX',
+      message: /more than 64 MiB/,
+    });
+    await expect(pool.prepare(request('huge.html', Buffer.from('<p>x</p>')))).rejects.toMatchObject({ code: 'RAG_DOCUMENT_TOO_COMPLEX' });
     await expect(pool.prepare(request('fine.html', Buffer.from('<p>y</p>')))).resolves.toMatchObject({ markdown: 'fine.html' });
   });
 });

@@ -166,7 +166,7 @@ describe.skipIf(skip)('the gateway adapter through a real Envoy in front of llam
   it("Envoy's 504 on a route timeout shorter than the generation (plain text) becomes RAG_GATEWAY_TIMEOUT, not retried", async () => {
     await untilIdle();
     const before = await envoy.stat('cluster.llama.upstream_rq_timeout');
-    const error = await failureOf(gateway({ url: `${envoy.url}/short-timeout` }).complete(SHORT, undefined, { maxTokens: 48 }));
+    const error = await failureOf(gateway({ url: `${envoy.url}/short-timeout` }).complete(LONG, undefined, { maxTokens: 48 }));
     expect(error.code).toBe('RAG_GATEWAY_TIMEOUT');
     expect(error.status).toBe(504);
     expect(error.cause).toMatchObject({ name: 'HttpStatusError', status: 504 });

@@ -200,6 +200,24 @@ describe('OpenAiGatewayChatModel.stream', () => {
     expect(error.code).toBe('RAG_GATEWAY_TIMEOUT');
   });
 
+  // The exact plain-text answers of Envoy 1.40 in front of a model server (measured in envoy-gateway.real.test.ts).
+  for (const [status, body, code] of [
+    [503, 'upstream connect error or disconnect/reset before headers. reset reason: remote connection failure', 'RAG_GATEWAY_UNAVAILABLE'],
+    [503, 'no healthy upstream', 'RAG_GATEWAY_UNAVAILABLE'],
+    [504, 'upstream request timeout', 'RAG_GATEWAY_TIMEOUT'],
+  ] as const) {
+    it(`names Envoy's ${status} "${body.slice(0, 24)}…" before a stream starts as ${code}, never a JSON error`, async () => {
+      const server = await startFakeServer((_, res) => {
+        res.writeHead(status, { 'content-type': 'text/plain', server: 'envoy' });
+        res.end(body);
+      });
+      const error = await within(failure(collect(new OpenAiGatewayChatModel({ url: server.url, retries: 0 }).stream(messages))));
+      expect(error.code).toBe(code);
+      expect(error.status).toBe(status);
+      expect(error.message).toContain(`HTTP ${status}: ${body}`);
+    });
+  }
+
   it('retries a 429 before the stream starts', async () => {
     let calls = 0;
     const server = await startFakeServer((_, res) => {

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Writes one installation's values into this overlay (runbook step 6): the image registry and tag, the
 # bucket, the gateway and the Workload Identity binding. Reads PROJECT_ID, REGION, BUCKET and TAG (set at
-# the top of the runbook) and GATEWAY_URL (found in step 5; empty: /chat answers extractively). Safe to
+# the top of the runbook; TAG defaults to the release's version, package.json "version", the tag step 4
+# builds) and GATEWAY_URL (found in step 5; empty: /chat answers extractively). Safe to
 # run again with other values: it rewrites the lines by key, not placeholders.
 set -euo pipefail
-: "${PROJECT_ID:?set PROJECT_ID (runbook, top)}" "${REGION:?set REGION}" "${BUCKET:?set BUCKET}" "${TAG:?set TAG}"
+: "${PROJECT_ID:?set PROJECT_ID (runbook, top)}" "${REGION:?set REGION}" "${BUCKET:?set BUCKET}"
+root="$(cd "$(dirname "$0")/../../../.." && pwd)"
+TAG="${TAG:-$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$root/package.json")}"
+: "${TAG:?set TAG (no version found in package.json)}"
 GATEWAY_URL="${GATEWAY_URL-}"
 file="$(cd "$(dirname "$0")" && pwd)/kustomization.yaml"
 registry="$REGION-docker.pkg.dev/$PROJECT_ID/rag"
@@ -13,9 +17,7 @@ sed -e "s#^\(    newName: \).*/rag/retrieval\$#\1$registry/retrieval#" \
     -e "s#^\(    newTag: \).*\$#\1\"$TAG\"#" \
     -e "s#^\(      - GCS_BUCKET=\).*\$#\1$BUCKET#" \
     -e "s#^\(      - GATEWAY_URL=\).*\$#\1$GATEWAY_URL#" \
-    -e "s#^\(          iam.gke.io/gcp-service-account: rag-ingest-sa@\).*\$#\1$PROJECT_ID.iam.gserviceaccount.com#" \
-    -e "s#^\(          iam.gke.io/gcp-service-account: rag-backup-sa@\).*\$#\1$PROJECT_ID.iam.gserviceaccount.com#" \
-    -e "s#^\(          iam.gke.io/gcp-service-account: rag-trace-sa@\).*\$#\1$PROJECT_ID.iam.gserviceaccount.com#" \
+    -e "s#^\(      - [A-Z]*_GCP_SERVICE_ACCOUNT=rag-[a-z]*-sa@\).*\$#\1$PROJECT_ID.iam.gserviceaccount.com#" \
     -e "s#^\(      - BACKUP_LOCATION=gs://\).*\(-backups/qdrant-snapshots/\)\$#\1$BUCKET\2#" \
     "$file" > "$file.new"
 mv "$file.new" "$file"

@@ -15,7 +15,15 @@ export interface Peer {
 export const inRag = (app: string): Peer => ({ app, namespace: 'rag' });
 
 function selects(selector: Manifest, peer: Peer): boolean {
-  return Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => (key === 'app' ? peer.app === value : false));
+  const labels = Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => (key === 'app' ? peer.app === value : false));
+  // matchExpressions on the app label (In, NotIn); any other key matches no pod here, as an unknown label would not.
+  const expressions = (selector?.matchExpressions ?? []).every((expression: Manifest) => {
+    if (expression.key !== 'app') return false;
+    if (expression.operator === 'In') return expression.values.includes(peer.app);
+    if (expression.operator === 'NotIn') return !expression.values.includes(peer.app);
+    return false;
+  });
+  return labels && expressions;
 }
 
 function namespaceMatches(selector: Manifest, peer: Peer): boolean {

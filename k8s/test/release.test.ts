@@ -39,7 +39,7 @@ describe('the release', () => {
     // The runbook's TAG is read from package.json, as configure.sh's default is.
     expect(tagLine).toContain('package.json');
     expect(runbook).toContain(`retrieval:${releaseVersion}`);
-    expect(readFileSync(join(overlayDir, 'configure.sh'), 'utf8')).toMatch(/TAG="\$\{TAG:-\$\(sed [^\n]*package\.json"\)\}"/);
+    expect(readFileSync(join(overlayDir, 'configure.sh'), 'utf8')).toMatch(/TAG="\$\{TAG:-\$\(sed [^\n]*package\.json"[^\n]*\)\}"/);
   });
 
   it('is the tag the manifests deploy, and the ref the GitOps example consumes this repository at', () => {

@@ -135,7 +135,7 @@ describe.skipIf(Boolean(unavailable))('components/llm-cpu', () => {
       [inRag('retrieval'), inRag('llm-cpu'), 8080, 'the API generates answers with it'],
       [inRag('ingest'), inRag('llm-cpu'), 8080, 'the job writes contexts with it (CONTEXT_MODE=llm)'],
       [inRag('llm-cpu'), google, 443, 'downloads its model'],
-    ] as const)('allows %o → %o:%i (%s)', (from, to, port) => {
+    ] as const)('allows %o → %o:%i (%s)', (from, to, port, _why) => {
       expect(networkOf(policiesOf(objects)).allowed(from, to, port)).toBe(true);
     });
 

@@ -160,7 +160,7 @@ export const remoteTarget = /^https:\/\/github\.com\/[^/]+\/[^/]+\/\/k8s\/rag\/(
 
 /**
  * The example's remote targets (this repository at a release tag) mapped to this checkout's folders, as they are at
- * that tag when the tag is this checkout's release (release.test.ts checks the tag), so the example renders offline.
+ * that tag when the tag is this checkout's release (version-pins.test.ts checks the tag), so the example renders offline.
  */
 export function localizeRemoteTargets(kustomization: Manifest): Manifest {
   const local = (entry: string) => entry.replace(remoteTarget, (_whole, folder: string) => `../../${folder}`);

@@ -1,6 +1,7 @@
 # Two production images from one workspace, both plain `node` running a compiled bundle:
-#   docker build --target retrieval -t REGISTRY/rag/retrieval:TAG .   (the API, dist/retrieval/server.js)
-#   docker build --target ingest    -t REGISTRY/rag/ingest:TAG .      (the CronJob, dist/ingest/cli.js)
+#   docker build --target retrieval -t REGISTRY/rag/retrieval:VERSION .   (the API, dist/retrieval/server.js)
+#   docker build --target ingest    -t REGISTRY/rag/ingest:VERSION .      (the CronJob, dist/ingest/cli.js)
+# VERSION is the release, package.json's "version" (docs/releases.md): the tag the manifests name.
 # They carry the production adapters (Qdrant, TEI, the gateway, GCS, docling-serve and the embedded
 # converters) and no node_modules: the embedded LanceDB store and local ONNX models are for laptops
 # (`pnpm start`) and answer RAG_ADAPTER_NOT_INSTALLED here. README.md gives their sizes.
@@ -14,6 +15,9 @@
 ARG NODE_VERSION=26.6.0
 ARG NODE_IMAGE=node:26-bookworm-slim@sha256:81502e860176e63695d769d3d1a2d3a403abc1c27c6a02169b765f3e43b60ede
 ARG RUNTIME_IMAGE=debian:bookworm-slim@sha256:4b50eb66f977b4062683ff434ef18ac191da862dbe966961bc11990cf5791a8d
+# The release the images are built from, recorded in their labels (k8s/test/release.test.ts keeps it equal to
+# package.json's version).
+ARG RAG_VERSION=1.0.0
 
 FROM ${NODE_IMAGE} AS build
 # The pnpm of package.json's packageManager.
@@ -35,6 +39,9 @@ RUN pnpm build && find dist -name '*.map' -delete
 # The Debian base of the official Node image, with the node binary alone: no npm, yarn or corepack
 # in production, nothing installed at run time.
 FROM ${RUNTIME_IMAGE} AS runtime
+ARG RAG_VERSION
+# OCI image annotations (github.com/opencontainers/image-spec, annotations.md): which release this image is.
+LABEL org.opencontainers.image.title="rag-suite" org.opencontainers.image.version="${RAG_VERSION}"
 COPY --from=build /usr/local/bin/node /usr/local/bin/node
 WORKDIR /app
 # Two glibc malloc arenas instead of 8 per core (mallopt(3) M_ARENA_MAX; glibc manual, "Memory Allocation

@@ -18,7 +18,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configuredOverlay, kustomize, kustomizeUnavailable, type Manifest, ragDir, readKustomization, readYaml, baseDir } from './render.ts';
+import { configuredOverlay, kustomize, kustomizeUnavailable, type Manifest, ragDir, readKustomization, readYaml, baseDir, runbookValues } from './render.ts';
 
 const unavailable = kustomizeUnavailable();
 if (unavailable) console.warn(unavailable);
@@ -105,7 +105,7 @@ describe.skipIf(Boolean(unavailable))('kubectl kustomize k8s/rag/jobs/backfill',
 
   it('runs the CronJob\'s ingest container, the installation\'s image and settings, against its own TEI sidecar', () => {
     expect(ingest.image).toBe(cronContainer.image);
-    expect(ingest.image).toMatch(/\/rag\/ingest:3f2c1ab$/);
+    expect(ingest.image).toMatch(new RegExp(`/rag/ingest:${runbookValues.TAG.replaceAll(".", "\\.")}$`));
     expect(ingest.envFrom).toEqual(cronContainer.envFrom);
     expect(ingest.envFrom[0].configMapRef.name).toBe(config.metadata.name);
     expect(ingest.resources).toEqual(cronContainer.resources);

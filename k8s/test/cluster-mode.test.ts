@@ -46,7 +46,7 @@ describe('the cluster mode', () => {
 describe.skipIf(Boolean(unavailable))('the pool\'s taint', () => {
   it('is tolerated, and its label selected, by every pod of every overlay, job folder and component', () => {
     const { folder } = configuredOverlay();
-    const folders = [folder, join(folder, '..', 'gke-distributed'), join(folder, '..', 'gke-public'), join(folder, '..', '..', 'jobs', 'backfill'), join(folder, '..', '..', 'jobs', 'restore')];
+    const folders = [folder, join(folder, '..', 'gke-distributed'), join(folder, '..', 'gke-public'), join(folder, '..', 'gke-llm'), join(folder, '..', '..', 'jobs', 'backfill'), join(folder, '..', '..', 'jobs', 'restore')];
     expect(taintEffect).toBe('NoSchedule');
     for (const path of folders) expect(misplaced(kustomize(path)), path).toEqual([]);
     expect(misplaced(withComponents(['candidate-tei'], 'configMapGenerator:\n  - name: candidate-tei\n    literals: [CANDIDATE_EMBED_MODEL=BAAI/bge-m3]\n'))).toEqual([]);

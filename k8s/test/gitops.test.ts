@@ -5,10 +5,10 @@
  * ESO's v1 API: apis/externalsecrets/v1) for every key a pod reads; the Argo CD Application names only fields of
  * Argo CD's Application type (pkg/apis/application/v1alpha1/types.go).
  */
-import { readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kustomize, kustomizeUnavailable, type Manifest, podSpecOf, ragDir, readKustomization, readYaml, workloads } from './render.ts';
+import { gitopsAfter, kustomizeUnavailable, type Manifest, podSpecOf, ragDir, readKustomization, readYaml, remoteTarget, workloads } from './render.ts';
 import { schemaErrors } from './schema.ts';
 
 const unavailable = kustomizeUnavailable();
@@ -34,16 +34,19 @@ function secretKeysRead(objects: Manifest[]): Map<string, Set<string>> {
 }
 
 describe('the GitOps example installation', () => {
-  it('names this repository\'s folders inside k8s/rag only, so the same paths work as remote targets at a tag', () => {
+  it('consumes this repository\'s base and components as remote targets at a release tag, folders of k8s/rag that exist', () => {
     const kustomization = readYaml(join(example, 'kustomization.yaml'))[0];
     for (const path of [...kustomization.resources, ...kustomization.components]) {
-      expect(relative(ragDir, resolve(example, path)).startsWith('..'), path).toBe(false);
+      const match = remoteTarget.exec(path);
+      expect(match, path).not.toBeNull();
+      expect(match![2], path).toMatch(/^v\d+\.\d+\.\d+$/);
+      expect(existsSync(join(ragDir, match![1]!, 'kustomization.yaml')), path).toBe(true);
     }
-    expect(readFileSync(join(example, 'kustomization.yaml'), 'utf8')).toMatch(/https:\/\/github\.com\/\S+\/\/k8s\/rag\/base\?ref=rag-k8s-v\d+\.\d+\.\d+/);
+    expect(readFileSync(join(example, 'kustomization.yaml'), 'utf8')).not.toMatch(/^\s+- \.\.\//m);
   });
 
   describe.skipIf(Boolean(unavailable))('as kubectl kustomize renders it', () => {
-    const objects: Manifest[] = unavailable ? [] : kustomize(example);
+    const objects: Manifest[] = unavailable ? [] : gitopsAfter();
     const find = (kind: string, name: string): Manifest => objects.find((object) => object.kind === kind && object.metadata.name === name);
 
     it('is valid and carries the installation\'s values, no placeholder', async () => {
@@ -52,6 +55,21 @@ describe('the GitOps example installation', () => {
       const images = workloads(objects).flatMap((workload) => podSpecOf(workload).containers.map((container: Manifest) => container.image));
       expect(images).toContain('europe-west4-docker.pkg.dev/acme-rag-prod/rag/retrieval:1.0.0');
       expect(find('Ingress', 'retrieval'), 'the public-ingress component').toBeDefined();
+    });
+
+    it('gets its Workload Identity from components/gke-workload-identity (the gke overlay\'s own), with no copied patch', () => {
+      const kustomization = readYaml(join(example, 'kustomization.yaml'))[0];
+      expect(JSON.stringify(kustomization.patches)).not.toMatch(/ingestion|qdrant-backup|otel-collector/);
+      const accounts = Object.fromEntries(['ingestion', 'qdrant-backup', 'otel-collector'].map((name) => [name, find('ServiceAccount', name).metadata.annotations['iam.gke.io/gcp-service-account']]));
+      expect(accounts).toEqual({
+        ingestion: 'rag-ingest-sa@acme-rag-prod.iam.gserviceaccount.com',
+        'qdrant-backup': 'rag-backup-sa@acme-rag-prod.iam.gserviceaccount.com',
+        'otel-collector': 'rag-trace-sa@acme-rag-prod.iam.gserviceaccount.com',
+      });
+      expect(objects.filter((object) => object.kind === 'ConfigMap' && object.metadata.name.startsWith('rag-gke')), 'local-config: never applied').toEqual([]);
+      const overlay = readYaml(join(ragDir, 'overlays', 'gke', 'kustomization.yaml'))[0];
+      expect(overlay.components).toContain('../../components/gke-workload-identity');
+      expect(JSON.stringify(overlay.patches ?? []), 'the overlay patches no ServiceAccount either').not.toMatch(/ServiceAccount/);
     });
 
     it('gets every Secret key a pod reads from an ExternalSecret of the Secret Manager store', () => {

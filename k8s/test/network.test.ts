@@ -4,7 +4,7 @@
  * selects is open in that direction) over the paths the design uses and a few it must refuse.
  */
 import { describe, expect, it } from 'vitest';
-import { baseDir, type Manifest, readKustomization } from './render.ts';
+import { baseDir, type Manifest, readKustomization, workloads } from './render.ts';
 import { inRag, networkOf, type Peer } from './network-policies.ts';
 
 const policies: Manifest[] = readKustomization(baseDir).objects.filter((object) => object.kind === 'NetworkPolicy');
@@ -114,5 +114,29 @@ describe('network policies', () => {
 
   it.each(refused.map(([from, to, port]) => ({ from, to, port, label: `${name(from)} → ${name(to)}:${port}` })))('refuse $label', ({ from, to, port }) => {
     expect(allowed(from, to, port)).toBe(false);
+  });
+});
+
+describe('HTTPS out of the namespace (port 443)', () => {
+  const apps = workloads(readKustomization(baseDir).objects).map((workload) => workload.spec?.template?.metadata?.labels?.app ?? workload.spec.jobTemplate.spec.template.metadata.labels.app);
+  const internal: Peer = { namespace: '', ip: '10.20.0.5' };
+  const vpc: Peer = { namespace: '', ip: '172.16.0.2' };
+  const metadata: Peer = { namespace: '', ip: '169.254.169.254' };
+
+  it('is open to any address for the two workloads that read the Kubernetes API only (its address is the cluster\'s)', () => {
+    expect(apps.filter((app) => allowed(inRag(app), internal, 443)).sort()).toEqual(['kube-state-metrics', 'prometheus']);
+  });
+
+  it('reaches public addresses only for the rest that need it: model downloads, Google APIs, webhooks', () => {
+    const publicOnly = apps.filter((app) => allowed(inRag(app), google, 443) && !allowed(inRag(app), internal, 443));
+    expect(publicOnly.sort()).toEqual(['alertmanager', 'embed-tei', 'embed-tei-ingest', 'ingest', 'otel-collector', 'qdrant-backup', 'rerank-tei']);
+    for (const app of publicOnly) {
+      expect(allowed(inRag(app), vpc, 443), `${app} → VPC`).toBe(false);
+      expect(allowed(inRag(app), metadata, 443), `${app} → link-local`).toBe(false);
+    }
+  });
+
+  it('is closed for the others', () => {
+    expect(apps.filter((app) => !allowed(inRag(app), google, 443)).sort()).toEqual(['docling-serve', 'grafana', 'qdrant', 'retrieval']);
   });
 });

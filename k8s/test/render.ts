@@ -119,7 +119,7 @@ export const runbookValues = {
   PROJECT_ID: 'acme-rag-prod',
   REGION: 'europe-west4',
   BUCKET: 'acme-rag-docs',
-  TAG: '3f2c1ab',
+  TAG: '1.0.0',
   GATEWAY_URL: 'http://envoy-vllm-semantic-router-34deec5c.envoy-gateway-system.svc.cluster.local:80',
 };
 
@@ -152,6 +152,22 @@ export function withComponents(components: string[], extra = ''): Manifest[] {
 /** The GitOps example installation (k8s/rag/examples/gitops) as committed. */
 export const gitopsDir = join(ragDir, 'examples', 'gitops');
 
+/** The release this checkout is: package.json's "version" (docs/releases.md). */
+export const releaseVersion: string = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')).version;
+
+/** A kustomize remote target of this repository's k8s/rag at a tag: `https://github.com/OWNER/REPO//k8s/rag/<folder>?ref=<tag>`. */
+export const remoteTarget = /^https:\/\/github\.com\/[^/]+\/[^/]+\/\/k8s\/rag\/([^?]+)\?ref=(.+)$/;
+
+/**
+ * The example's remote targets (this repository at a release tag) mapped to this checkout's folders, as they are at
+ * that tag when the tag is this checkout's release (version-pins.test.ts checks the tag), so the example renders offline.
+ */
+export function localizeRemoteTargets(kustomization: Manifest): Manifest {
+  const local = (entry: string) => entry.replace(remoteTarget, (_whole, folder: string) => `../../${folder}`);
+  for (const key of ['resources', 'components']) if (kustomization[key]) kustomization[key] = kustomization[key].map(local);
+  return kustomization;
+}
+
 /**
  * The GitOps example after a committed change: a copy of k8s/rag whose examples/gitops/kustomization.yaml is
  * changed by `edit` (given its parsed content and the copy's folder, to write files beside it), then rendered,
@@ -163,6 +179,6 @@ export function gitopsAfter(edit: (kustomization: Manifest, folder: string) => v
   const folder = join(root, 'rag', 'examples', 'gitops');
   const kustomization = readYaml(join(folder, 'kustomization.yaml'))[0];
   edit(kustomization, folder);
-  writeFileSync(join(folder, 'kustomization.yaml'), stringify(kustomization));
+  writeFileSync(join(folder, 'kustomization.yaml'), stringify(localizeRemoteTargets(kustomization)));
   return kustomize(folder);
 }

@@ -4,8 +4,8 @@
  */
 import type { Manifest } from './render.ts';
 
-/** Kinds of other APIs (GKE's, Argo CD's, External Secrets', the Secrets Store CSI driver's) that kubernetes-models has no schema for. */
-const otherApis = /^(cloud\.google\.com|networking\.gke\.io|argoproj\.io|external-secrets\.io|secrets-store\.csi\.x-k8s\.io)\//;
+/** Kinds of other APIs (GKE's, Argo CD's, External Secrets', the Secrets Store CSI driver's, the Prometheus Operator's) that kubernetes-models has no schema for. */
+const otherApis = /^(cloud\.google\.com|networking\.gke\.io|argoproj\.io|external-secrets\.io|secrets-store\.csi\.x-k8s\.io|monitoring\.coreos\.com)\//;
 
 export async function schemaErrors(objects: Manifest[]): Promise<string[]> {
   const errors: string[] = [];

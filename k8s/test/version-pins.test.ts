@@ -18,7 +18,7 @@ describe('the release', () => {
   it('is a semantic version, recorded in every workspace package that has a version', () => {
     expect(releaseVersion).toMatch(/^\d+\.\d+\.\d+$/);
     // eval/package.json too once bumped (it was outside this change): docs/releases.md, step 1.
-    for (const folder of ['k8s', 'packages/core', 'services/retrieval', 'ingest']) {
+    for (const folder of ['k8s', 'packages/core', 'services/retrieval', 'ingest', 'eval']) {
       expect(JSON.parse(read(`${folder}/package.json`)).version, folder).toBe(releaseVersion);
     }
   });

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { OpenAiGatewayChatModel } from './chat/openai-gateway.ts';
 import type { ChatModel } from './chat/chat-model.ts';
+import { StructuredOutput } from './chat/structured-output.ts';
 import type { Config } from './config.ts';
 import { LeadContexts, type ChunkContexts } from './context/chunk-contexts.ts';
 import { ContextCache } from './context/context-cache.ts';
@@ -81,6 +82,11 @@ export async function createReranker(config: Config): Promise<Reranker | undefin
 export function createChatModel(config: Config): ChatModel | undefined {
   if (!config.GATEWAY_URL) return undefined;
   return new OpenAiGatewayChatModel({ url: config.GATEWAY_URL, apiKey: config.GATEWAY_API_KEY, model: config.GATEWAY_MODEL, timeoutMs: config.GATEWAY_TIMEOUT_MS });
+}
+
+/** GATEWAY_STRUCTURED for the gateway's model; undefined without a gateway. */
+export function createStructuredOutput(config: Config, chatModel: ChatModel | undefined, logger?: Pick<Logger, 'info' | 'warn'>): StructuredOutput | undefined {
+  return chatModel ? new StructuredOutput(config.GATEWAY_STRUCTURED, chatModel, logger) : undefined;
 }
 
 /** A Model2Vec static model is a folder with model.safetensors and no ONNX graph. */

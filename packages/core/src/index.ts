@@ -56,3 +56,5 @@ export { QdrantStore } from './stores/qdrant.ts';
 export { OpenAiGatewayChatModel } from './chat/openai-gateway.ts';
 export { queryCoverage } from './chat/query-coverage.ts';
 export { QdrantAliases, type QdrantAliasesOptions } from './stores/qdrant-aliases.ts';
+export { StructuredOutput, type StructuredSetting, type StructuredState } from './chat/structured-output.ts';
+export { parseStructuredAnswer, renderSentence, StructuredAnswerReader, structuredAnswerFormat, type JsonSchemaFormat } from './chat/structured-answer.ts';

@@ -84,6 +84,10 @@ export const readyResponse = z.object({
   status: z.enum(['ready', 'degraded']),
   checks: z.record(z.string()).describe('dependency → "ok" or the error code of its failure'),
   degraded: z.array(z.string()).optional(),
+  details: z
+    .object({ gateway: z.object({ structured_output: z.enum(['json_schema', 'off', 'undecided']).describe('GATEWAY_STRUCTURED: answers asked as JSON under a schema, as free text, or free text until the canary reaches the gateway') }) })
+    .optional()
+    .describe('with GATEWAY_URL'),
 });
 
 const errorCodes = Object.keys(errorCatalog) as [ErrorCode, ...ErrorCode[]];

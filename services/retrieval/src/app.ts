@@ -28,6 +28,8 @@ export interface AppDependencies {
   logger: Logger;
   /** True once the process drains (SIGTERM): /readyz answers 503 RAG_SHUTTING_DOWN so the pod leaves the Service first. */
   isDraining?: (() => boolean) | undefined;
+  /** Facts /readyz reports beside its checks (e.g. the gateway's structured output). */
+  readinessDetails?: (() => Record<string, unknown>) | undefined;
   /** RAG_AUTH_FILE's keys: data routes then need `Authorization: Bearer <key>`. Absent: open, `request.caller` undefined. */
   apiKeys?: ApiKeys | undefined;
   /** Default HTTP_TIMEOUTS; shorter in tests. */
@@ -118,7 +120,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   registerMcpRoute(app, deps);
   registerOpenAiRoutes(app, deps);
   registerOpenApiRoute(app);
-  registerHealthRoutes(app, deps.readinessChecks, { isDraining: deps.isDraining, cacheMs: deps.readinessCacheMs });
+  registerHealthRoutes(app, deps.readinessChecks, { isDraining: deps.isDraining, cacheMs: deps.readinessCacheMs, details: deps.readinessDetails });
   registerMetricsRoute(app, deps.telemetry);
   registerWebRoutes(app);
   registerDocumentsRoute(app, deps);

@@ -1,4 +1,4 @@
-import type { ChatModel, Embedder, Reranker, VectorStore } from '@rag/core';
+import type { ChatModel, Embedder, Reranker, StructuredOutput, VectorStore } from '@rag/core';
 import { isRagError } from '@rag/core';
 import type { ReadinessCheck } from './routes/health.ts';
 import type { EmbedActivity } from './embed-activity.ts';
@@ -66,4 +66,9 @@ async function embedReady(embedder: Embedder, activity: EmbedActivity | undefine
 async function rerankReady(reranker: Reranker, signal: AbortSignal): Promise<void> {
   if (reranker.checkReady) return reranker.checkReady(signal);
   await reranker.rerank('ready', ['ready'], signal);
+}
+
+/** What /readyz reports beside its checks: the shape answers are asked in (GATEWAY_STRUCTURED), when there is a gateway. */
+export function readinessDetails(structuredOutput: StructuredOutput | undefined): (() => Record<string, unknown>) | undefined {
+  return structuredOutput && (() => ({ gateway: { structured_output: structuredOutput.current } }));
 }

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import {
   Answerer,
   createChatModel,
+  createStructuredOutput,
   createDocumentOrigin,
   createEmbedder,
   createReranker,
@@ -21,7 +22,7 @@ import { loadApiKeys, type ApiKeys } from './auth/api-keys.ts';
 import { GracefulShutdown } from './graceful-shutdown.ts';
 import { EmbedActivity } from './embed-activity.ts';
 import { withPinnedCollection } from './pinned-collection.ts';
-import { readinessChecks } from './readiness-checks.ts';
+import { readinessChecks, readinessDetails } from './readiness-checks.ts';
 import { StoreGate } from './store-gate.ts';
 import { runEntryPoint } from './run-entry-point.ts';
 
@@ -41,10 +42,12 @@ async function main(config: Config, logger: Logger): Promise<void> {
   const embedder = configuredEmbedder && embedActivity.track(configuredEmbedder);
   const reranker = await createReranker(config);
   const chatModel = createChatModel(config);
+  const structuredOutput = createStructuredOutput(config, chatModel, logger);
+  structuredOutput?.start();
   const storeGate = new StoreGate(store, embedder);
   const opened = await openAtStartup(storeGate, logger);
   const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, rerankFallback: config.RERANK_FALLBACK, telemetry, logger, fusion: fusionOf(config) });
-  const answerer = new Answerer({ retriever, chatModel, minScore: config.RAG_MIN_SCORE, condenseTimeoutMs: config.CONDENSE_TIMEOUT_MS, unsupportedClaims: config.UNSUPPORTED_CLAIMS, telemetry, logger });
+  const answerer = new Answerer({ retriever, chatModel, minScore: config.RAG_MIN_SCORE, condenseTimeoutMs: config.CONDENSE_TIMEOUT_MS, unsupportedClaims: config.UNSUPPORTED_CLAIMS, structuredOutput, telemetry, logger });
   const checks = readinessChecks({ gate: storeGate, store, embedder, embedActivity, reranker, chatModel });
   const shutdown = new GracefulShutdown({
     timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
@@ -65,6 +68,7 @@ async function main(config: Config, logger: Logger): Promise<void> {
     defaultK: config.TOP_K,
     logger,
     isDraining: shutdown.isDraining,
+    readinessDetails: readinessDetails(structuredOutput),
     apiKeys,
     documents: await createDocumentOrigin(config),
     traceTrust: parseIncomingTraceTrust(config.TRACE_TRUST_INCOMING),

@@ -1,11 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Answerer, createLogger, ingest, PassageReader, Retriever, Telemetry, type ChatModel, type DocumentOrigin, type Embedder, type IngestSummary, type Logger, type Reranker, type UnsupportedClaims, type VectorStore } from '@rag/core';
+import { Answerer, createLogger, ingest, PassageReader, Retriever, Telemetry, type ChatModel, type DocumentOrigin, type Embedder, type IngestSummary, type Logger, type Reranker, type StructuredOutput, type UnsupportedClaims, type VectorStore } from '@rag/core';
 import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough, type Converter } from '@rag/core/ingestion';
 import { LanceDbStore } from '@rag/core/embedded';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type HttpTimeouts } from '../src/app.ts';
+import { readinessDetails } from '../src/readiness-checks.ts';
 import type { AddressRateLimit } from '../src/auth/auth-plugin.ts';
 import type { ApiKeys } from '../src/auth/api-keys.ts';
 import { httpDispatcher } from '../../../packages/core/src/http/http-dispatcher.ts';
@@ -60,6 +61,8 @@ export async function startTestStack(options: {
   converters?: Converter[];
   /** UNSUPPORTED_CLAIMS; default mark. */
   unsupportedClaims?: UnsupportedClaims;
+  /** GATEWAY_STRUCTURED's decision for chatModel; /readyz reports it as server.ts does. */
+  structuredOutput?: StructuredOutput;
 } = {}): Promise<TestStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rag-test-'));
   const logger = options.logger ?? createLogger('silent');
@@ -68,7 +71,7 @@ export async function startTestStack(options: {
   await store.open(options.embedder ? await options.embedder.describe() : null);
   const ingestSummary = await ingestFolder(options.folder ?? handbookFolder, store, options.embedder, logger, options.converters);
   const retriever = new Retriever({ store, embedder: options.embedder, reranker: options.reranker, rerankCandidates: 50, telemetry });
-  const answerer = new Answerer({ retriever, chatModel: options.chatModel, minScore: options.minScore, unsupportedClaims: options.unsupportedClaims, telemetry });
+  const answerer = new Answerer({ retriever, chatModel: options.chatModel, minScore: options.minScore, unsupportedClaims: options.unsupportedClaims, structuredOutput: options.structuredOutput, telemetry });
   const app = buildApp({
     retriever,
     answerer,
@@ -81,6 +84,7 @@ export async function startTestStack(options: {
     addressRateLimit: options.addressRateLimit,
     httpTimeouts: options.httpTimeouts,
     documents: options.documents,
+    readinessDetails: readinessDetails(options.structuredOutput),
   });
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
   return {

@@ -4,10 +4,9 @@
  * with a notice under UNSUPPORTED_CLAIMS=drop, and an answer with no supported claim is the not-covered answer.
  * /chat (JSON and stream), /v1/chat/completions and MCP ask, over real HTTP against the handbook fixture.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { NOT_COVERED_ANSWER, UNSUPPORTED_MARK, type ChatCompletion, type ChatModel, type ChatStreamEvent, type UnsupportedClaims } from '@rag/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answersInEveryInterface } from './every-interface.ts';
 import { postJson, startTestStack, type TestStack } from './test-stack.ts';
 
 const QUESTION = 'How many days a week can I work from home?';
@@ -27,26 +26,6 @@ class ScriptedModel implements ChatModel {
   }
 }
 
-/** The answer each interface shows for QUESTION. */
-async function answers(stack: TestStack): Promise<Record<string, string>> {
-  const json = await postJson(stack.baseUrl, '/chat', { query: QUESTION });
-  const streamed = await fetch(`${stack.baseUrl}/chat`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ query: QUESTION }) });
-  const events = [...(await streamed.text()).matchAll(/^event: (\w+)\ndata: (.*)$/gm)].map((match) => ({ event: match[1]!, data: JSON.parse(match[2]!) }));
-  const tokens = events.filter(({ event }) => event === 'token').map(({ data }) => data.text as string).join('');
-  const done = events.at(-1)!;
-  expect(done.event).toBe('done');
-  expect(tokens, 'the stream sends what its done event holds').toBe(done.data.answer);
-  const v1 = await postJson(stack.baseUrl, '/v1/chat/completions', { model: 'rag', messages: [{ role: 'user', content: QUESTION }] });
-  const client = new Client({ name: 'rag-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`)));
-  try {
-    const ask = (await client.callTool({ name: 'ask', arguments: { question: QUESTION } })) as { structuredContent?: { answer: string } };
-    return { chat: json.body.answer, stream: done.data.answer, v1: v1.body.choices[0].message.content, mcp: ask.structuredContent!.answer };
-  } finally {
-    await client.close();
-  }
-}
-
 describe.each<[UnsupportedClaims, RegExp]>([
   ['mark', new RegExp(`${CITED.source} The office gym opens at six on weekdays ${UNSUPPORTED_MARK.replace(/[[\]]/g, '\\$&')}\\.$`)],
   ['drop', new RegExp(`${CITED.source}\\n\\n\\(1 sentence was left out: no passage supports it\\.\\)$`)],
@@ -62,7 +41,7 @@ describe.each<[UnsupportedClaims, RegExp]>([
   });
 
   it('cites the uncited sentence and marks or drops the unsupported one, the same in every interface', async () => {
-    const shown = await answers(stack);
+    const shown = await answersInEveryInterface(stack, QUESTION);
     for (const [name, answer] of Object.entries(shown)) expect(answer, name).toMatch(expected);
   });
 
@@ -85,7 +64,7 @@ describe('an answer none of whose claims a passage supports', () => {
   });
 
   it('says the documents do not cover the question, in every interface, citing nothing', async () => {
-    const shown = await answers(stack);
+    const shown = await answersInEveryInterface(stack, QUESTION);
     for (const [name, answer] of Object.entries(shown)) expect(answer, name).toBe(NOT_COVERED_ANSWER);
     const { body } = await postJson(stack.baseUrl, '/chat', { query: QUESTION });
     expect(body.citations).toEqual([]);

@@ -1,3 +1,5 @@
+import type { JsonSchemaFormat } from './structured-answer.ts';
+
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
@@ -18,6 +20,8 @@ export interface ChatCompletion {
 export interface CompletionOptions {
   /** OpenAI's `max_tokens`: a cap on the reply (condensing a conversation needs one line). */
   maxTokens?: number | undefined;
+  /** OpenAI's `response_format`: the reply decoded under a JSON schema (structured-answer.ts). */
+  responseFormat?: JsonSchemaFormat | undefined;
 }
 
 export type ChatStreamEvent = { type: 'token'; text: string } | { type: 'done'; usage?: TokenUsage | undefined };
@@ -26,6 +30,6 @@ export type ChatStreamEvent = { type: 'token'; text: string } | { type: 'done'; 
 export interface ChatModel {
   readonly modelId: string;
   complete(messages: ChatMessage[], signal?: AbortSignal, options?: CompletionOptions): Promise<ChatCompletion>;
-  stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<ChatStreamEvent>;
+  stream(messages: ChatMessage[], signal?: AbortSignal, options?: CompletionOptions): AsyncIterable<ChatStreamEvent>;
   checkReady?(signal?: AbortSignal): Promise<void>;
 }

@@ -51,15 +51,14 @@ export class OpenAiGatewayChatModel implements ChatModel {
   }
 
   async complete(messages: ChatMessage[], signal?: AbortSignal, options?: CompletionOptions): Promise<ChatCompletion> {
-    const body = { ...this.requestBody(messages, false), ...(options?.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }) };
-    const answer = await callJson<ChatCompletionBody>({ ...this.call(signal), body });
+    const answer = await callJson<ChatCompletionBody>({ ...this.call(signal), body: this.requestBody(messages, false, options) });
     const choice = answer.choices?.[0];
     if (!choice) throw this.badAnswer('a completion without choices');
     return { content: choice.message?.content ?? '', usage: toUsage(answer.usage) };
   }
 
-  async *stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<ChatStreamEvent> {
-    const response = await callStream({ ...this.call(signal), body: this.requestBody(messages, true) });
+  async *stream(messages: ChatMessage[], signal?: AbortSignal, options?: CompletionOptions): AsyncIterable<ChatStreamEvent> {
+    const response = await callStream({ ...this.call(signal), body: this.requestBody(messages, true, options) });
     let usage: TokenUsage | undefined;
     let finished = false;
     for await (const data of sseData(response.body)) {
@@ -95,13 +94,15 @@ export class OpenAiGatewayChatModel implements ChatModel {
     };
   }
 
-  private requestBody(messages: ChatMessage[], stream: boolean): Record<string, unknown> {
+  private requestBody(messages: ChatMessage[], stream: boolean, options: CompletionOptions = {}): Record<string, unknown> {
     return {
       model: this.modelId,
       messages,
       stream,
       ...(stream ? { stream_options: { include_usage: true } } : {}),
       ...(this.options.temperature === undefined ? {} : { temperature: this.options.temperature }),
+      ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
+      ...(options.responseFormat === undefined ? {} : { response_format: options.responseFormat }),
     };
   }
 

@@ -1,10 +1,12 @@
 import { checkGrounding, type Grounding } from '../answer-check/grounding.ts';
 import { droppedNotice, verifyAnswer, type UnsupportedClaims } from '../answer-check/verified-answer.ts';
 import { VerifiedStream } from '../answer-check/verified-stream.ts';
-import type { ChatMessage, ChatModel, TokenUsage } from '../chat/chat-model.ts';
+import type { ChatMessage, ChatModel, CompletionOptions, TokenUsage } from '../chat/chat-model.ts';
 import { passagesByLabel, resolveCitations, rewritePromptLabels, toCitation, type Citation } from '../chat/citations.ts';
 import { extractiveAnswerWithSources, NOT_COVERED_ANSWER } from '../chat/extractive.ts';
 import { buildChatMessages } from '../chat/prompt.ts';
+import { parseStructuredAnswer, StructuredAnswerReader, structuredAnswerFormat } from '../chat/structured-answer.ts';
+import type { StructuredOutput } from '../chat/structured-output.ts';
 import { queryCoverage } from '../chat/query-coverage.ts';
 import { withEarlierTurns, type ConversationTurn } from '../conversation/conversation.ts';
 import { searchQueryFor, type SearchQuery } from '../conversation/search-query.ts';
@@ -49,6 +51,8 @@ export interface AnswererOptions {
   logger?: Pick<Logger, 'warn'> | undefined;
   /** UNSUPPORTED_CLAIMS: a generated sentence no passage supports is shown marked (the default) or left out. */
   unsupportedClaims?: UnsupportedClaims | undefined;
+  /** GATEWAY_STRUCTURED: whether answers are asked for as JSON sentences with their passages' labels. */
+  structuredOutput?: StructuredOutput | undefined;
 }
 
 /**
@@ -90,13 +94,15 @@ export class Answerer {
     const started = performance.now();
     let usage: TokenUsage | undefined;
     const verified = new VerifiedStream(passages, this.unsupportedClaims, this.options.retriever.bm25Language);
-    const messages = this.prompt(question, passages, earlier);
+    const structured = await this.structured();
+    const reader = structured ? new StructuredAnswerReader() : undefined;
+    const messages = this.prompt(question, passages, earlier, structured);
     // The span lasts until the last token: a streamed completion's duration is the stream's.
     const [name, options] = modelCallSpan('chat', chatModel.modelId, GATEWAY_PROVIDER, { 'gen_ai.request.stream': true });
     const span = suiteTracer().startSpan(name, options);
-    for await (const event of inStreamSpan(span, () => chatModel.stream(messages, signal))) {
+    for await (const event of inStreamSpan(span, () => chatModel.stream(messages, signal, this.completionOptions(structured, passages)))) {
       if (event.type === 'token') {
-        const settled = verified.push(event.text);
+        const settled = verified.push(reader ? reader.push(event.text) : event.text);
         if (settled !== '') yield { type: 'token', text: settled };
       } else {
         usage = event.usage;
@@ -104,7 +110,10 @@ export class Answerer {
       }
     }
     this.recordGateway(chatModel, (performance.now() - started) / 1000);
-    const answer = this.fromModel(verified.text, passages, usage);
+    const unread = reader?.finish() ?? '';
+    if (unread !== '') verified.push(unread);
+    // A structured answer's sentences arrive each followed by a space.
+    const answer = this.fromModel(verified.text.trimEnd(), passages, usage);
     const rest = verified.finish(answer.answer);
     if (rest !== '') yield { type: 'token', text: rest };
     yield { type: 'done', answer: { ...answer, reranked, ...searchQueryField(search) } };
@@ -115,21 +124,34 @@ export class Answerer {
     const chatModel = this.options.chatModel;
     // Extractive answers quote the sentences that hold the searched terms: a follow-up's own words may name none.
     if (!chatModel) return this.extractive(search.text, passages, controls);
-    const messages = this.prompt(question, passages, earlier);
+    const structured = await this.structured();
+    const messages = this.prompt(question, passages, earlier, structured);
     const [name, options] = modelCallSpan('chat', chatModel.modelId, GATEWAY_PROVIDER);
     const completion = await inSpan(name, options, async (span) => {
       const result = await timed(
-        () => chatModel.complete(messages, signal),
+        () => chatModel.complete(messages, signal, this.completionOptions(structured, passages)),
         (seconds) => this.recordGateway(chatModel, seconds),
       );
       if (result.usage) span.setAttributes(usageAttributes(result.usage));
       return result;
     });
-    return this.fromModel(completion.content, passages, completion.usage);
+    const modelText = structured ? (parseStructuredAnswer(completion.content) ?? completion.content) : completion.content;
+    return this.fromModel(modelText, passages, completion.usage);
   }
 
-  private prompt(question: string, passages: SearchHit[], earlier: readonly ConversationTurn[]): ChatMessage[] {
-    return inSyncSpan('build prompt', { attributes: { 'rag.prompt.passages': passages.length } }, () => withEarlierTurns(buildChatMessages(question, passages), earlier));
+  private prompt(question: string, passages: SearchHit[], earlier: readonly ConversationTurn[], structured: boolean): ChatMessage[] {
+    return inSyncSpan('build prompt', { attributes: { 'rag.prompt.passages': passages.length, 'rag.prompt.structured': structured } }, () =>
+      withEarlierTurns(buildChatMessages(question, passages, undefined, { structured }), earlier),
+    );
+  }
+
+  /** Whether this answer is asked for as structured output (GATEWAY_STRUCTURED; free text without the setting). */
+  private async structured(): Promise<boolean> {
+    return (await this.options.structuredOutput?.enabled()) ?? false;
+  }
+
+  private completionOptions(structured: boolean, passages: readonly SearchHit[]): CompletionOptions | undefined {
+    return structured ? { responseFormat: structuredAnswerFormat(passages.length) } : undefined;
   }
 
   /**

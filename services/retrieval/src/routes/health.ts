@@ -23,6 +23,8 @@ export interface HealthRouteOptions {
   isDraining?: (() => boolean) | undefined;
   /** How long one round of checks answers /readyz (default READINESS_CACHE_MS; 0 checks on every call). */
   cacheMs?: number | undefined;
+  /** Facts reported beside the checks as `details`, e.g. `{gateway: {structured_output: "json_schema"}}`. */
+  details?: (() => Record<string, unknown>) | undefined;
 }
 
 /**
@@ -64,8 +66,9 @@ export function registerHealthRoutes(app: FastifyInstance, checks: ReadinessChec
       // Built here, not by errorBody: this detail names checks, not endpoints, and is the point of the answer.
       return reply.status(503).send({ error: { code: error.code, message: error.message }, dependency, checks: results });
     }
-    if (failing.length === 0) return { status: 'ready', checks: results };
-    return { status: 'degraded', checks: results, degraded: failing.map((check) => check.name) };
+    const details = options.details ? { details: options.details() } : {};
+    if (failing.length === 0) return { status: 'ready', checks: results, ...details };
+    return { status: 'degraded', checks: results, degraded: failing.map((check) => check.name), ...details };
   });
 }
 

@@ -1,4 +1,4 @@
-import { checkGrounding, contentStems, passageLabel, sentenceSupport, SUPPORT_THRESHOLD, type Bm25Language, type Grounding, type SearchHit } from '@rag/core';
+import { checkGrounding, claimStems, contentStems, passageLabel, sentenceSupport, SUPPORT_THRESHOLD, type Bm25Language, type Grounding, type SearchHit } from '@rag/core';
 
 /**
  * The deterministic checks of one generated answer, over the passages it was written from (ALCE's
@@ -15,12 +15,15 @@ export interface AnswerChecks {
   supportingPairs: number;
   claimsSupportedByCitation: number;
   unsupported: number;
+  /** Unsupported sentences shown without the server's mark (UNSUPPORTED_MARK): what a reader would take as fact. */
+  unmarked: number;
   attributed: number;
   miscited: number;
 }
 
-export function checkAnswer(answer: string, passages: readonly SearchHit[], language?: Bm25Language): AnswerChecks {
-  const grounding = checkGrounding(answer, passages, language);
+export function checkAnswer(answer: string, passages: readonly SearchHit[], language?: Bm25Language, question?: string): AnswerChecks {
+  const grounding = checkGrounding(answer, passages, language, question);
+  const asked = question === undefined ? new Set<string>() : contentStems(question, language);
   const stemsOf = new Map(passages.map((hit) => [passageLabel(hit), contentStems(hit.text, language)]));
   let claims = 0;
   let citedPairs = 0;
@@ -29,14 +32,15 @@ export function checkAnswer(answer: string, passages: readonly SearchHit[], lang
   for (const sentence of grounding.sentences) {
     if (sentence.status === 'no_claim') continue;
     claims += 1;
-    const stems = contentStems(sentence.text.replace(/\[[^\[\]\n]+\]/g, ' '), language);
+    const stems = claimStems(sentence.text.replace(/\[[^\[\]\n]+\]/g, ' '), asked, language) ?? new Set<string>();
     const supports = sentence.cited.map((label) => sentenceSupport(stems, stemsOf.get(label) ?? new Set<string>()) >= SUPPORT_THRESHOLD);
     citedPairs += supports.length;
     supportingPairs += supports.filter(Boolean).length;
     if (supports.some(Boolean)) claimsSupportedByCitation += 1;
   }
   const { unsupported, attributed, miscited } = grounding.counts;
-  return { grounding, claims, citedPairs, supportingPairs, claimsSupportedByCitation, unsupported, attributed, miscited };
+  const unmarked = grounding.sentences.filter((sentence) => sentence.status === 'unsupported' && !sentence.marked).length;
+  return { grounding, claims, citedPairs, supportingPairs, claimsSupportedByCitation, unsupported, unmarked, attributed, miscited };
 }
 
 /** Which key facts (each a list of alternatives) the answer states, case and spacing ignored. */

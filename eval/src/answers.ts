@@ -34,6 +34,8 @@ export interface AnswerRates {
   citationPrecision: number | undefined;
   citationRecall: number | undefined;
   unsupportedRate: number | undefined;
+  /** Unsupported sentences shown without the server's mark. */
+  unmarkedUnsupported: number;
   /** Answers (in scope, not declined) with at least one unsupported sentence. */
   ungroundedAnswers: number;
   attributedSentences: number;
@@ -99,7 +101,7 @@ export async function evaluateAnswers(set: GoldenSet, backend: EvalBackend, judg
     const resolved = resolveCitations(reply.answer, passages);
     const unknown = [...new Set([...resolved.unknownCitations, ...reply.unknownCitations])];
     const declined = isDeclined(reply.answer);
-    const { grounding, ...checks } = checkAnswer(reply.answer, passages, language);
+    const { grounding, ...checks } = checkAnswer(reply.answer, passages, language, entry.question);
     const verdict = declined ? { unreadable: false } : await judged(judge, entry.question, passages, reply.answer);
     if (verdict.unreadable) verdictFailures += 1;
     outcomes.push({
@@ -155,6 +157,7 @@ export function answerRates(inScope: AnswerOutcome[], outOfScope: AnswerOutcome[
     citationPrecision: ratio(sum((outcome) => outcome.checks.supportingPairs), sum((outcome) => outcome.checks.citedPairs)),
     citationRecall: ratio(sum((outcome) => outcome.checks.claimsSupportedByCitation), claims),
     unsupportedRate: ratio(sum((outcome) => outcome.checks.unsupported), claims),
+    unmarkedUnsupported: sum((outcome) => outcome.checks.unmarked),
     ungroundedAnswers: answered.filter((outcome) => !outcome.checks.grounded).length,
     attributedSentences: sum((outcome) => outcome.checks.attributed),
     miscitedSentences: sum((outcome) => outcome.checks.miscited),

@@ -116,6 +116,7 @@ export function answersMarkdown(answers: AnswerEvaluation): string[] {
     `| citation precision (cited passage supports its sentence) | ${rate(rates.citationPrecision)} |`,
     `| citation recall (claim sentences whose citations support them) | ${rate(rates.citationRecall)} over ${rates.claims} sentences |`,
     `| unsupported-sentence rate | ${rate(rates.unsupportedRate)} |`,
+    `| unsupported sentences shown unmarked | ${rates.unmarkedUnsupported} |`,
     `| answers not grounded (at least one unsupported sentence) | ${rates.ungroundedAnswers} / ${answers.inScope.length - answers.inScopeDeclined} |`,
     `| sentences attributed (uncited, supported) / miscited | ${rates.attributedSentences} / ${rates.miscitedSentences} |`,
     `| key facts stated (answers with all of them) | ${rate(rates.keyFactsCorrect)} over ${rates.keyFactQuestions} questions |`,

@@ -1,4 +1,4 @@
-import { contentStems, sentenceSupport, SUPPORT_THRESHOLD, type SearchHit } from '@rag/core';
+import { contentStems, sentenceSupport, SUPPORT_THRESHOLD, UNSUPPORTED_MARK, type SearchHit } from '@rag/core';
 import { describe, expect, it } from 'vitest';
 import { checkAnswer, keyFactsFound } from '../src/answer-checks.ts';
 import { answerGateResult, answerRates, type AnswerOutcome } from '../src/answers.ts';
@@ -14,10 +14,15 @@ const passages = [
 
 const outcome = (declined: boolean, inScope: boolean, checks: Partial<AnswerOutcome['checks']>, keyFacts?: boolean[]): AnswerOutcome => ({
   number: 1, question: 'q', answer: 'a', inScope, declined, citations: 0, unknownCitations: [], keyFacts, faithfulness: undefined, judgeReason: undefined,
-  checks: { claims: 0, citedPairs: 0, supportingPairs: 0, claimsSupportedByCitation: 0, unsupported: 0, attributed: 0, miscited: 0, grounded: true, flagged: [], ...checks },
+  checks: { claims: 0, citedPairs: 0, supportingPairs: 0, claimsSupportedByCitation: 0, unsupported: 0, unmarked: 0, attributed: 0, miscited: 0, grounded: true, flagged: [], ...checks },
 });
 
 describe('the deterministic answer checks', () => {
+  it('counts the unsupported sentences a reader sees unmarked, not those the server marked', () => {
+    const checks = checkAnswer(`Restores are filed through the ServiceNow portal ${UNSUPPORTED_MARK}. Parking is free on Fridays.`, passages);
+    expect([checks.unsupported, checks.unmarked]).toEqual([2, 1]);
+  });
+
   it('counts citation precision over (sentence, cited passage) pairs and recall over claim sentences', () => {
     const checks = checkAnswer(
       'Nightly database snapshots are kept thirty days [backups.md#0]. The VPN client needs version 4.2 [backups.md#0]. Restores are filed through the ServiceNow portal.',

@@ -22,7 +22,7 @@ export { CONDENSE_PROMPT_VERSION, condenseMessages, condensedQuery } from './con
 export { expandFollowUp, MAX_SEARCH_QUERY_CHARS } from './conversation/expand-follow-up.ts';
 export { searchQueryFor, type SearchQuery, type SearchQueryMethod } from './conversation/search-query.ts';
 export * from './chat/citations.ts';
-export { checkGrounding, MIN_CLAIM_STEMS, SUPPORT_THRESHOLD, type Grounding, type SentenceCheck, type SentenceStatus } from './answer-check/grounding.ts';
+export { checkGrounding, claimStems, MIN_CLAIM_STEMS, SUPPORT_THRESHOLD, type Grounding, type SentenceCheck, type SentenceStatus } from './answer-check/grounding.ts';
 export { answerSentences, type AnswerSentence } from './answer-check/answer-sentences.ts';
 export { contentStems, sentenceSupport } from './answer-check/sentence-support.ts';
 export { isDeclined } from './answer-check/declines.ts';

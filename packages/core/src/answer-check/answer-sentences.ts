@@ -40,7 +40,7 @@ export function answerSentences(answer: string, isKnown: (label: string) => bool
     }
     if (inFence || line.trim() === '') continue;
     const marker = LIST_MARKER.exec(line)?.[0] ?? '';
-    for (const { segment, index } of segmenter.segment(line.slice(marker.length))) {
+    for (const { segment, index } of segmentsOutsideCode(line.slice(marker.length))) {
       const segmentStart = start + marker.length + index;
       const leading = LEADING_CITATIONS.exec(segment)?.[0] ?? '';
       const previous = sentences.at(-1);
@@ -57,6 +57,21 @@ export function answerSentences(answer: string, isKnown: (label: string) => bool
     }
   }
   return sentences;
+}
+
+/** Unicode's sentence segments, a segment ending inside an inline code span (`a.b`) joined with the next. */
+function segmentsOutsideCode(line: string): Array<{ segment: string; index: number }> {
+  const joined: Array<{ segment: string; index: number }> = [];
+  let open: { segment: string; index: number } | undefined;
+  for (const { segment, index } of segmenter.segment(line)) {
+    open = open ? { segment: open.segment + segment, index: open.index } : { segment, index };
+    if ((open.segment.match(/`/g)?.length ?? 0) % 2 === 0) {
+      joined.push(open);
+      open = undefined;
+    }
+  }
+  if (open) joined.push(open);
+  return joined;
 }
 
 function sentenceOf(text: string, start: number, isKnown: (label: string) => boolean): AnswerSentence {

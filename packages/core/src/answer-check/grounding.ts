@@ -59,22 +59,23 @@ interface ScoredPassage {
  * and the others, so that an uncited sentence can be attributed and a wrong citation shown. Deterministic
  * and lexical (sentence-support.ts); the labels are the prompt's ([P2]) or `source#n`.
  */
-export function checkGrounding(answer: string, passages: readonly SearchHit[], language?: Bm25Language): Grounding {
+export function checkGrounding(answer: string, passages: readonly SearchHit[], language?: Bm25Language, question?: string): Grounding {
   const byLabel = passagesByLabel(passages);
+  const asked = question === undefined ? new Set<string>() : contentStems(question, language);
   const scored = new Map<SearchHit, ScoredPassage>(passages.map((hit) => [hit, { label: passageLabel(hit), stems: contentStems(hit.text, language) }]));
   const sentences = answerSentences(answer, (label) => byLabel.has(label)).map((sentence) => {
     const cited = [...new Set(sentence.labels.flatMap((label) => (byLabel.has(label) ? [scored.get(byLabel.get(label)!)!] : [])))];
-    return { ...checkSentence(sentence.text, sentence.claim, cited, [...scored.values()], language), start: sentence.start, end: sentence.end, marked: sentence.marked };
+    return { ...checkSentence(sentence.text, sentence.claim, cited, [...scored.values()], asked, language), start: sentence.start, end: sentence.end, marked: sentence.marked };
   });
   const counts: Record<SentenceStatus, number> = { supported: 0, miscited: 0, attributed: 0, unsupported: 0, no_claim: 0 };
   for (const sentence of sentences) counts[sentence.status] += 1;
   return { grounded: counts.unsupported === 0, threshold: SUPPORT_THRESHOLD, sentences, counts };
 }
 
-function checkSentence(text: string, claim: string, cited: ScoredPassage[], all: ScoredPassage[], language?: Bm25Language): Omit<SentenceCheck, 'start' | 'end' | 'marked'> {
-  const stems = contentStems(claim, language);
+function checkSentence(text: string, claim: string, cited: ScoredPassage[], all: ScoredPassage[], asked: ReadonlySet<string>, language?: Bm25Language): Omit<SentenceCheck, 'start' | 'end' | 'marked'> {
   const citedLabels = cited.map(({ label }) => label);
-  if (stems.size < MIN_CLAIM_STEMS || isDeclined(claim) || LEAD_IN.test(claim)) return { text, status: 'no_claim', cited: citedLabels, support: 0 };
+  const stems = claimStems(claim, asked, language);
+  if (stems === undefined) return { text, status: 'no_claim', cited: citedLabels, support: 0 };
   const bestCited = best(stems, cited);
   if (bestCited && bestCited.support >= SUPPORT_THRESHOLD) return { text, status: 'supported', cited: citedLabels, supportedBy: bestCited.label, support: bestCited.support };
   const bestOverall = best(stems, all);
@@ -83,6 +84,18 @@ function checkSentence(text: string, claim: string, cited: ScoredPassage[], all:
     return { text, status: cited.length > 0 ? 'miscited' : 'attributed', cited: citedLabels, supportedBy: bestOverall.label, support };
   }
   return { text, status: 'unsupported', cited: citedLabels, support };
+}
+
+/**
+ * The stems a sentence claims: its content stems, less those of the question it answers, which it may restate
+ * ("The big model runs on g2-standard-8 in us-central1-a" for "Which machine runs the big model?"): the check
+ * weighs what the sentence adds. Undefined when it makes no checkable claim.
+ */
+export function claimStems(claim: string, asked: ReadonlySet<string>, language?: Bm25Language): Set<string> | undefined {
+  const stems = contentStems(claim, language);
+  if (stems.size < MIN_CLAIM_STEMS || isDeclined(claim) || LEAD_IN.test(claim)) return undefined;
+  const added = new Set([...stems].filter((stem) => !asked.has(stem)));
+  return added.size > 0 ? added : undefined;
 }
 
 function best(stems: ReadonlySet<string>, passages: readonly ScoredPassage[]): { label: string; support: number } | undefined {

@@ -60,11 +60,14 @@ function verifiedSentence(written: string, check: SentenceCheck, unsupportedClai
   }
 }
 
-const CLOSING_PUNCTUATION = /[.!?:;。！？]+$/u;
+const CLOSING_PUNCTUATION = /[.!?。！？]+$/u;
 
+/** The citation before the sentence's closing punctuation, unless that punctuation is inside a code span. */
 function withCitation(sentence: string, bracket: string): string {
   const closing = CLOSING_PUNCTUATION.exec(sentence)?.[0] ?? '';
-  return `${sentence.slice(0, sentence.length - closing.length).trimEnd()} ${bracket}${closing}`;
+  const body = sentence.slice(0, sentence.length - closing.length);
+  if ((body.match(/`/g)?.length ?? 0) % 2 === 1) return `${sentence} ${bracket}`;
+  return `${body.trimEnd()} ${bracket}${closing}`;
 }
 
 /** The sentence without its citation brackets (those holding a label, known or not) and the spaces before them. */

@@ -21,6 +21,7 @@ export class VerifiedStream {
     private readonly passages: readonly SearchHit[],
     private readonly unsupportedClaims: UnsupportedClaims,
     private readonly language: Bm25Language | undefined,
+    private readonly question?: string | undefined,
   ) {
     this.byLabel = passagesByLabel(passages);
   }
@@ -37,7 +38,7 @@ export class VerifiedStream {
     if (settledEnd <= this.settledEnd) return '';
     this.settledEnd = settledEnd;
     const prefix = this.modelText.slice(0, settledEnd);
-    const grounding = checkGrounding(prefix, this.passages, this.language);
+    const grounding = checkGrounding(prefix, this.passages, this.language, this.question);
     const { supported, attributed, miscited } = grounding.counts;
     if (supported + attributed + miscited === 0) return '';
     // The space after the sentence goes with the next one: a sentence left out after it would take it away.

@@ -93,7 +93,7 @@ export class Answerer {
     yield { type: 'citations', citations: passages.map(toCitation), reranked, ...searchQueryField(search) };
     const started = performance.now();
     let usage: TokenUsage | undefined;
-    const verified = new VerifiedStream(passages, this.unsupportedClaims, this.options.retriever.bm25Language);
+    const verified = new VerifiedStream(passages, this.unsupportedClaims, this.options.retriever.bm25Language, question);
     const structured = await this.structured();
     const reader = structured ? new StructuredAnswerReader() : undefined;
     const messages = this.prompt(question, passages, earlier, structured);
@@ -113,7 +113,7 @@ export class Answerer {
     const unread = reader?.finish() ?? '';
     if (unread !== '') verified.push(unread);
     // A structured answer's sentences arrive each followed by a space.
-    const answer = this.fromModel(verified.text.trimEnd(), passages, usage);
+    const answer = this.fromModel(question, verified.text.trimEnd(), passages, usage);
     const rest = verified.finish(answer.answer);
     if (rest !== '') yield { type: 'token', text: rest };
     yield { type: 'done', answer: { ...answer, reranked, ...searchQueryField(search) } };
@@ -136,7 +136,7 @@ export class Answerer {
       return result;
     });
     const modelText = structured ? (parseStructuredAnswer(completion.content) ?? completion.content) : completion.content;
-    return this.fromModel(modelText, passages, completion.usage);
+    return this.fromModel(question, modelText, passages, completion.usage);
   }
 
   private prompt(question: string, passages: SearchHit[], earlier: readonly ConversationTurn[], structured: boolean): ChatMessage[] {
@@ -204,10 +204,10 @@ export class Answerer {
    * The model cites the prompt's labels ([P2]); the answer shows them as `[source#chunk_index]`, each sentence's
    * citations set by the grounding check (verified-answer.ts), and the not-covered answer when no claim is supported.
    */
-  private fromModel(modelText: string, passages: SearchHit[], usage: TokenUsage | undefined): ChatAnswer {
+  private fromModel(question: string, modelText: string, passages: SearchHit[], usage: TokenUsage | undefined): ChatAnswer {
     if (usage) this.options.telemetry.recordTokens(this.options.chatModel!.modelId, usage.promptTokens, usage.completionTokens);
     const byLabel = passagesByLabel(passages);
-    const grounding = inSyncSpan('check grounding', {}, () => checkGrounding(modelText, passages, this.options.retriever.bm25Language));
+    const grounding = inSyncSpan('check grounding', {}, () => checkGrounding(modelText, passages, this.options.retriever.bm25Language, question));
     const { unknownCitations } = resolveCitations(modelText, passages);
     const verified = verifyAnswer(modelText, grounding, this.unsupportedClaims, (label) => byLabel.has(label));
     if (verified.noSupportedClaim) return { answer: NOT_COVERED_ANSWER, mode: 'llm', usage, citations: [], unknownCitations, grounding };

@@ -31,6 +31,20 @@ describe('the verified answer', () => {
     expect(shown('Nightly snapshots are kept for thirty days.')).toBe('Nightly snapshots are kept for thirty days [handbook/backups.md#2].');
   });
 
+  it('never puts a citation inside a code span', () => {
+    expect(shown('The VPN client must be updated with `vpn-update --to 4.2.`')).toBe('The VPN client must be updated with `vpn-update --to 4.2.` [it/vpn.md#0]');
+  });
+
+  it('weighs what a sentence adds to the question it answers, not the question it restates', () => {
+    const modelText = 'Snapshots of every database are kept in the eu-west bucket.';
+    const question = 'Where are the nightly database snapshots of the company kept, and in which region of the cloud provider?';
+    expect(checkGrounding(modelText, passages, undefined, question).sentences[0]!.status).toBe('attributed');
+    const restated = 'The nightly snapshots of the company are kept in a region of the cloud provider.';
+    expect(checkGrounding(restated, passages, undefined, question).sentences[0]!.status).toBe('no_claim');
+    const wrong = 'The nightly database snapshots are kept in the us-east bucket.';
+    expect(checkGrounding(wrong, passages, undefined, question).sentences[0]!.status).toBe('unsupported');
+  });
+
   it('replaces the citations of a miscited sentence with the passage that supports it', () => {
     expect(shown('Older VPN clients are refused by the gateway [P1].')).toBe('Older VPN clients are refused by the gateway [it/vpn.md#0].');
   });

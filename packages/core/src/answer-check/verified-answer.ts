@@ -10,7 +10,10 @@ export interface VerifiedAnswer {
   text: string;
   /** Sentences left out (UNSUPPORTED_CLAIMS=drop). */
   dropped: number;
-  /** The answer makes claims and no passage supports any of them. */
+  /**
+   * No claim of the answer is supported: all unsupported, or none made (a lead-in with nothing after it, a bare
+   * "Yes."). Nothing in it can be shown as coming from the documents.
+   */
   noSupportedClaim: boolean;
 }
 
@@ -37,8 +40,8 @@ export function verifyAnswer(modelText: string, grounding: Grounding, unsupporte
   }
   text += modelText.slice(copied);
   if (dropped > 0) text = withoutEmptyLines(text);
-  const { supported, attributed, miscited, unsupported } = grounding.counts;
-  return { text, dropped, noSupportedClaim: unsupported > 0 && supported + attributed + miscited === 0 };
+  const { supported, attributed, miscited } = grounding.counts;
+  return { text, dropped, noSupportedClaim: supported + attributed + miscited === 0 };
 }
 
 /** The notice that ends an answer whose unsupported sentences were left out. */

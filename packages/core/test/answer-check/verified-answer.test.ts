@@ -70,10 +70,13 @@ describe('the verified answer', () => {
     expect(verifyAnswer(modelText, checkGrounding(modelText, passages), 'drop', isKnown).text).toBe('Older VPN clients are refused [P2].');
   });
 
-  it('says when no claim of the answer is supported', () => {
+  it('says when no claim of the answer is supported: all unsupported, or none made', () => {
     const modelText = 'The canteen serves lunch at noon [P1]. Parking is free on Fridays.';
     expect(verifyAnswer(modelText, checkGrounding(modelText, passages), 'mark', isKnown).noSupportedClaim).toBe(true);
-    expect(verifyAnswer('Yes.', checkGrounding('Yes.', passages), 'mark', isKnown).noSupportedClaim).toBe(false);
+    const leadIn = 'To update the VPN client, follow these steps [P2]:';
+    expect(verifyAnswer(leadIn, checkGrounding(leadIn, passages), 'mark', isKnown).noSupportedClaim).toBe(true);
+    const supported = 'Yes. Older VPN clients are refused by the gateway [P2].';
+    expect(verifyAnswer(supported, checkGrounding(supported, passages), 'mark', isKnown).noSupportedClaim).toBe(false);
   });
 
   it('leaves code and sentences making no claim as they are', () => {

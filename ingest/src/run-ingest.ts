@@ -120,6 +120,7 @@ function createPreparation(config: Config): DocumentPreparation {
     workers,
     timeoutMs: config.INGEST_CONVERT_TIMEOUT_MS,
     heapMb: config.INGEST_CONVERT_MEMORY_MB,
+    buffersMb: config.INGEST_CONVERT_BUFFERS_MB,
     converters: { linkPages: config.INGEST_LINK_PAGES },
   });
 }

@@ -107,6 +107,11 @@ export const configSchema = z
     INGEST_CONVERT_TIMEOUT_MS: integer(1_000, 3_600_000).default(120_000),
     /** A conversion worker's heap, in MiB: a document that needs more fails alone with RAG_DOCUMENT_TOO_COMPLEX. */
     INGEST_CONVERT_MEMORY_MB: integer(64, 65_536).default(1024),
+    /**
+     * What a conversion worker may hold outside its heap, in MiB (ArrayBuffers: pdf.js's decoded streams, the
+     * document's bytes): a document that needs more fails alone with RAG_DOCUMENT_TOO_COMPLEX.
+     */
+    INGEST_CONVERT_BUFFERS_MB: integer(16, 65_536).default(256),
     /** What a page of links (a table of contents, an index) is indexed with: light, its headings and own text; full, its links too. */
     INGEST_LINK_PAGES: z.enum(LINK_PAGES_POLICIES as [LinkPagesPolicy, ...LinkPagesPolicy[]]).default('light'),
     /** Workers the listing is split across (rag-ingest --shards): each syncs the share of JOB_COMPLETION_INDEX and none prunes. */

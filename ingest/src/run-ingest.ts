@@ -3,6 +3,7 @@ import {
   createConverters,
   defaultConvertWorkers,
   type DocumentPreparation,
+  embeddedConverterOptions,
   GcsSource,
   InProcessPreparation,
   LocalDirectorySource,
@@ -121,7 +122,7 @@ function createPreparation(config: Config): DocumentPreparation {
     timeoutMs: config.INGEST_CONVERT_TIMEOUT_MS,
     heapMb: config.INGEST_CONVERT_MEMORY_MB,
     buffersMb: config.INGEST_CONVERT_BUFFERS_MB,
-    converters: { linkPages: config.INGEST_LINK_PAGES },
+    converters: embeddedConverterOptions(config),
   });
 }
 

@@ -48,6 +48,16 @@ describe('documents converted and chunked in worker threads', () => {
     expect(prepared.chunks.map((chunk) => chunk.text)).toEqual(['scan.pdf > Remote\n\nConverted elsewhere.']);
   });
 
+  it('refuse an HTML page past the size cap they are given (INGEST_MAX_HTML_BYTES) before parsing it', async () => {
+    const bytes = Buffer.from(HTML_PAGE);
+    await expect(workerPreparation({ workers: 1, converters: { maxHtmlBytes: bytes.length - 1 } }).prepare(request('status.html', bytes))).rejects.toMatchObject({
+      code: 'RAG_DOCUMENT_TOO_COMPLEX',
+      message: /past INGEST_MAX_HTML_BYTES/,
+    });
+    const atTheCap = await workerPreparation({ workers: 1, converters: { maxHtmlBytes: bytes.length } }).prepare(request('status.html', bytes));
+    expect(atTheCap.chunks.length).toBeGreaterThan(0);
+  });
+
   it("bring a document's own failure back with its code and reason, as on this thread", async () => {
     const bytes = corruptPdf();
     const onThisThread = await new InProcessPreparation().prepare(request('broken.pdf', bytes)).catch((error: unknown) => error);

@@ -16,4 +16,5 @@ export { DoclingServeConverter, type DoclingServeOptions } from './converters/do
 export { createConverters, createEmbeddedConverters, embeddedConverterOptions } from './converters/converters-from-config.ts';
 export { type DocumentPreparation, InProcessPreparation } from './pipeline/document-preparation.ts';
 export { defaultConvertWorkers, WorkerPreparation } from './pipeline/worker-preparation.ts';
+export { assertMemoryFits, containerMemoryLimit, jobBoundMb, type MemoryPlan, workerBoundMb } from './pipeline/memory-budget.ts';
 export { GcsSource, parseGcsUri, type GcsSourceOptions } from './sources/gcs.ts';

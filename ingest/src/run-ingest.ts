@@ -61,7 +61,7 @@ export function chooseSource(options: Pick<RunIngestOptions, 'config' | 'sourceA
 /** The ingest job's wiring: config → source, converters, embedder, store → sync → summary. */
 export async function runIngest(options: RunIngestOptions): Promise<IngestSummary> {
   const { config, logger } = options;
-  const memory = memoryPlan(config);
+  const memory = memoryPlan(config, options.pruneOnly === true);
   const limit = containerMemoryLimit(options.cgroupMemoryFiles);
   assertMemoryFits(memory, limit);
   const source = chooseSource(options);
@@ -124,10 +124,10 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
   }
 }
 
-/** The job's memory bound, from its settings (memory-budget.ts). */
-function memoryPlan(config: Config): MemoryPlan {
+/** The job's memory bound, from its settings (memory-budget.ts). A --prune-only run converts nothing: no workers. */
+function memoryPlan(config: Config, pruneOnly: boolean): MemoryPlan {
   return {
-    workers: config.INGEST_CONVERT_WORKERS ?? defaultConvertWorkers(config.INGEST_CONCURRENCY),
+    workers: pruneOnly ? 0 : (config.INGEST_CONVERT_WORKERS ?? defaultConvertWorkers(config.INGEST_CONCURRENCY)),
     heapMb: config.INGEST_CONVERT_MEMORY_MB,
     buffersMb: config.INGEST_CONVERT_BUFFERS_MB,
     mainMb: config.INGEST_MAIN_MEMORY_MB,

@@ -1,10 +1,16 @@
 import { chunkOptionsOf, createChunkContexts, createEmbedder, createStore, ingest, NO_CONTEXT, RagError, type Config, type IngestSummary, type Logger, type Shard } from '@rag/core';
 import {
+  assertMemoryFits,
+  containerMemoryLimit,
   createConverters,
   defaultConvertWorkers,
   type DocumentPreparation,
+  embeddedConverterOptions,
   GcsSource,
   InProcessPreparation,
+  jobBoundMb,
+  type MemoryPlan,
+  workerBoundMb,
   LocalDirectorySource,
   parseGcsUri,
   WorkerPreparation,
@@ -36,6 +42,8 @@ export interface RunIngestOptions {
   onPlannedPrune?: (uri: string, points: number) => void;
   /** Stops the run (SIGTERM): see `IngestOptions.signal`; the summary comes back `interrupted`. */
   signal?: AbortSignal;
+  /** The cgroup files the container's memory limit is read from (default: v2's memory.max, then v1's); the tests give others. */
+  cgroupMemoryFiles?: readonly string[];
 }
 
 export function chooseSource(options: Pick<RunIngestOptions, 'config' | 'sourceArgument' | 'defaultCorpus'>): DocumentSource {
@@ -53,11 +61,14 @@ export function chooseSource(options: Pick<RunIngestOptions, 'config' | 'sourceA
 /** The ingest job's wiring: config → source, converters, embedder, store → sync → summary. */
 export async function runIngest(options: RunIngestOptions): Promise<IngestSummary> {
   const { config, logger } = options;
+  const memory = memoryPlan(config, options.pruneOnly === true);
+  const limit = containerMemoryLimit(options.cgroupMemoryFiles);
+  assertMemoryFits(memory, limit);
   const source = chooseSource(options);
   const embedder = await createEmbedder(config, logger);
   const contexts = await createChunkContexts(config, logger);
   const store = await createStore(config);
-  const preparation = createPreparation(config);
+  const preparation = createPreparation(config, memory.workers);
   let progress: Progress | undefined;
   let endWriting: (() => Promise<void>) | undefined;
   try {
@@ -65,6 +76,7 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
     if (!options.dryRun) endWriting = await store.markWriting?.();
     const started = performance.now();
     logger.info({ source: source.description, store: store.name, collection: config.collection, dryRun: options.dryRun, shard: options.shard, pruneOnly: options.pruneOnly }, 'ingest started');
+    logger.info({ ...memory, workerBoundMb: workerBoundMb(memory), jobBoundMb: jobBoundMb(memory), containerLimitMb: limit?.mb ?? null }, 'memory budget');
     progress = startProgress(logger, options.progressStream);
     const summary = await ingest({
       source,
@@ -112,15 +124,25 @@ export async function runIngest(options: RunIngestOptions): Promise<IngestSummar
   }
 }
 
+/** The job's memory bound, from its settings (memory-budget.ts). A --prune-only run converts nothing: no workers. */
+function memoryPlan(config: Config, pruneOnly: boolean): MemoryPlan {
+  return {
+    workers: pruneOnly ? 0 : (config.INGEST_CONVERT_WORKERS ?? defaultConvertWorkers(config.INGEST_CONCURRENCY)),
+    heapMb: config.INGEST_CONVERT_MEMORY_MB,
+    buffersMb: config.INGEST_CONVERT_BUFFERS_MB,
+    mainMb: config.INGEST_MAIN_MEMORY_MB,
+  };
+}
+
 /** Worker threads convert and chunk documents (INGEST_CONVERT_WORKERS, 0: on this thread). */
-function createPreparation(config: Config): DocumentPreparation {
-  const workers = config.INGEST_CONVERT_WORKERS ?? defaultConvertWorkers(config.INGEST_CONCURRENCY);
+function createPreparation(config: Config, workers: number): DocumentPreparation {
   if (workers === 0) return new InProcessPreparation();
   return new WorkerPreparation({
     workers,
     timeoutMs: config.INGEST_CONVERT_TIMEOUT_MS,
     heapMb: config.INGEST_CONVERT_MEMORY_MB,
-    converters: { linkPages: config.INGEST_LINK_PAGES },
+    buffersMb: config.INGEST_CONVERT_BUFFERS_MB,
+    converters: embeddedConverterOptions(config),
   });
 }
 

@@ -109,6 +109,21 @@ export const configSchema = z
     INGEST_CONVERT_TIMEOUT_MS: integer(1_000, 3_600_000).default(120_000),
     /** A conversion worker's heap, in MiB: a document that needs more fails alone with RAG_DOCUMENT_TOO_COMPLEX. */
     INGEST_CONVERT_MEMORY_MB: integer(64, 65_536).default(1024),
+    /**
+     * What a conversion worker may hold outside its heap, in MiB (ArrayBuffers: pdf.js's decoded streams, the
+     * document's bytes): a document that needs more fails alone with RAG_DOCUMENT_TOO_COMPLEX.
+     */
+    INGEST_CONVERT_BUFFERS_MB: integer(16, 65_536).default(256),
+    /**
+     * HTML pages larger than this many bytes fail with RAG_DOCUMENT_TOO_COMPLEX before they are parsed; default: a
+     * 32nd of INGEST_CONVERT_MEMORY_MB (33.5 MB for 1,024 MiB), what a page's tree can take of a worker's heap.
+     */
+    INGEST_MAX_HTML_BYTES: integer(1, Number.MAX_SAFE_INTEGER).optional(),
+    /**
+     * MiB kept for the ingest job's own thread when checking its bound against the container's memory limit (cgroup
+     * memory.max): workers × (INGEST_CONVERT_MEMORY_MB + INGEST_CONVERT_BUFFERS_MB + 128) + this must fit, or the job refuses to start.
+     */
+    INGEST_MAIN_MEMORY_MB: integer(64, 65_536).default(512),
     /** What a page of links (a table of contents, an index) is indexed with: light, its headings and own text; full, its links too. */
     INGEST_LINK_PAGES: z.enum(LINK_PAGES_POLICIES as [LinkPagesPolicy, ...LinkPagesPolicy[]]).default('light'),
     /** Workers the listing is split across (rag-ingest --shards): each syncs the share of JOB_COMPLETION_INDEX and none prunes. */

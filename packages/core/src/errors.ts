@@ -131,7 +131,7 @@ export const errorCatalog = {
   RAG_DOCUMENT_TOO_COMPLEX: {
     status: 422,
     message:
-      'The document is past the limits set on converting and parsing it (a DOCX or PPTX archive that inflates too far, Markdown or HTML nested too deep, a line too long; see docs/ingestion.md#limits) and was not indexed; its previous points, if any, are kept: a hostile file, or a document to split.',
+      'The document is past the limits set on converting and parsing it (a DOCX or PPTX archive that inflates too far, a PDF whose streams inflate past INGEST_CONVERT_BUFFERS_MB, an HTML page larger than INGEST_MAX_HTML_BYTES, a conversion past INGEST_CONVERT_MEMORY_MB of heap, Markdown or HTML nested too deep, a line too long; see docs/ingestion.md#limits) and was not indexed; its previous points, if any, are kept: a hostile file, or a document to split.',
   },
   RAG_CONVERSION_TIMEOUT: {
     status: 422,

@@ -1,3 +1,4 @@
+import { RagError } from '../errors.ts';
 import type { Converter, ConvertedDocument } from './converter.ts';
 import { type Document, type Element, firstElementNamed, parseHtml } from './html/html-dom.ts';
 import { plainText } from './html/inline-text.ts';
@@ -14,6 +15,21 @@ export interface HtmlOptions {
    * content (a Word document's, from mammoth).
    */
   mainContentOnly?: boolean;
+  /**
+   * Pages larger than this many bytes are refused before their tree is built (RAG_DOCUMENT_TOO_COMPLEX): the
+   * tree takes some 16 to 25 times the page's size in heap (INGEST_MAX_HTML_BYTES; default none).
+   */
+  maxBytes?: number | undefined;
+}
+
+/**
+ * The largest page whose tree fits a heap of `heapMb` MiB: htmlparser2's DOM and the conversion's walks took
+ * 12 to 21 MiB of heap a MB of page (Django's and PostgreSQL's manual pages, repeated to 5 to 20 MB), so a
+ * 32nd of the heap leaves room for denser markup. A 1,024 MiB heap takes pages up to 33 MB; the audit's
+ * 44 MB pages, which ran each worker out of its heap after 18 s, are refused before they are parsed.
+ */
+export function maxHtmlBytesForHeap(heapMb: number): number {
+  return Math.floor((heapMb * 1024 * 1024) / 32);
 }
 
 /**
@@ -63,6 +79,14 @@ export class HtmlConverter implements Converter {
   }
 
   async toPagedMarkdown(bytes: Buffer): Promise<ConvertedDocument> {
+    const { maxBytes } = this.options;
+    if (maxBytes !== undefined && bytes.length > maxBytes) {
+      throw new RagError('RAG_DOCUMENT_TOO_COMPLEX', `(an HTML page of ${megabytes(bytes.length)}, past INGEST_MAX_HTML_BYTES: ${megabytes(maxBytes)}; its tree would not fit the conversion's heap)`);
+    }
     return htmlToDocument(decodeText(bytes, 'HTML'), this.options);
   }
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(1)} MB`;
 }

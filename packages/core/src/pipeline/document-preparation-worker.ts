@@ -10,6 +10,7 @@ import { convertDocument, type ConvertedDocument, type Converter } from '../conv
 import { extensionOf } from '../converters/converter-registry.ts';
 import { type EmbeddedConverterOptions, loadEmbeddedConverter } from '../converters/converters-from-config.ts';
 import { type ErrorCode, isRagError } from '../errors.ts';
+import { stopPastBuffers } from './buffer-watch.ts';
 import { documentFaultOf } from './document-faults.ts';
 import { preparedOf, type PreparedDocument } from './document-preparation.ts';
 
@@ -21,6 +22,8 @@ export interface PreparationTask {
   /** ...or the document as converted on the main thread. */
   converted?: ConvertedDocument | undefined;
   converterOptions: EmbeddedConverterOptions;
+  /** What the worker may hold outside its heap while it prepares the document (INGEST_CONVERT_BUFFERS_MB). */
+  buffersMb?: number | undefined;
 }
 
 export type PreparationOutcome = { prepared: PreparedDocument } | { failure: { code: ErrorCode; detail: string | undefined } | { message: string } };
@@ -28,12 +31,15 @@ export type PreparationOutcome = { prepared: PreparedDocument } | { failure: { c
 const converters = new Map<string, Promise<Converter> | undefined>();
 
 async function prepare(task: PreparationTask): Promise<PreparationOutcome> {
+  const stopWatching = task.buffersMb === undefined ? undefined : stopPastBuffers(task.buffersMb);
   try {
     const converted = task.converted ?? (await convertHere(task));
     return { prepared: preparedOf(converted, chunkDocument(converted, task.uri, task.chunking)) };
   } catch (error) {
     const fault = documentFaultOf(error);
     return { failure: isRagError(fault) ? { code: fault.code, detail: fault.detail } : { message: fault instanceof Error ? fault.message : String(fault) } };
+  } finally {
+    stopWatching?.();
   }
 }
 

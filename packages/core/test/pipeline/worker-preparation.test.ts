@@ -4,6 +4,7 @@ import { createEmbeddedConverters } from '../../src/converters/converters-from-c
 import { InProcessPreparation, type PreparationRequest } from '../../src/pipeline/document-preparation.ts';
 import { WorkerPreparation } from '../../src/pipeline/worker-preparation.ts';
 import { corruptPdf, docxDocument, pdfWithText, pptxDeck } from '../ingest/fixture-documents.ts';
+import { inflatingPdf } from '../ingest/inflating-pdf.ts';
 import { guide, HTML_PAGE } from '../ingest/fixture-folder.ts';
 
 const chunking = { chunkSize: 1200, chunkOverlap: 200 };
@@ -45,6 +46,16 @@ describe('documents converted and chunked in worker threads', () => {
     const remote: Converter = { extensions: ['pdf'], toMarkdown: async () => '# Remote\n\nConverted elsewhere.' };
     const prepared = await workerPreparation().prepare(request('scan.pdf', Buffer.from('%PDF'), remote));
     expect(prepared.chunks.map((chunk) => chunk.text)).toEqual(['scan.pdf > Remote\n\nConverted elsewhere.']);
+  });
+
+  it('refuse an HTML page past the size cap they are given (INGEST_MAX_HTML_BYTES) before parsing it', async () => {
+    const bytes = Buffer.from(HTML_PAGE);
+    await expect(workerPreparation({ workers: 1, converters: { maxHtmlBytes: bytes.length - 1 } }).prepare(request('status.html', bytes))).rejects.toMatchObject({
+      code: 'RAG_DOCUMENT_TOO_COMPLEX',
+      message: /past INGEST_MAX_HTML_BYTES/,
+    });
+    const atTheCap = await workerPreparation({ workers: 1, converters: { maxHtmlBytes: bytes.length } }).prepare(request('status.html', bytes));
+    expect(atTheCap.chunks.length).toBeGreaterThan(0);
   });
 
   it("bring a document's own failure back with its code and reason, as on this thread", async () => {
@@ -103,5 +114,29 @@ describe('one expensive document', () => {
     });
     await expect(pool.prepare(request('huge.html', Buffer.from('<p>x</p>')))).rejects.toMatchObject({ code: 'RAG_DOCUMENT_TOO_COMPLEX' });
     await expect(pool.prepare(request('fine.html', Buffer.from('<p>y</p>')))).resolves.toMatchObject({ markdown: 'fine.html' });
+  });
+
+  it('past its buffer budget (INGEST_CONVERT_BUFFERS_MB) fails alone with RAG_DOCUMENT_TOO_COMPLEX, and a document under it goes through', async () => {
+    // ArrayBuffers are outside V8's heap: under a 64 MiB heap limit alone, a document holding 256 MiB of them goes through.
+    const heapOnly = workerPreparation({ workers: 1, heapMb: 64, buffersMb: 1024, workerScript: misbehaving });
+    await expect(heapOnly.prepare(request('buffers-256.html', Buffer.from('<p>x</p>')))).resolves.toMatchObject({ markdown: 'buffers-256.html 256' });
+    const pool = workerPreparation({ workers: 1, heapMb: 64, buffersMb: 32, workerScript: misbehaving });
+    await expect(pool.prepare(request('buffers-8.html', Buffer.from('<p>x</p>')))).resolves.toMatchObject({ markdown: 'buffers-8.html 8' });
+    await expect(pool.prepare(request('buffers-256.html', Buffer.from('<p>x</p>')))).rejects.toMatchObject({
+      code: 'RAG_DOCUMENT_TOO_COMPLEX',
+      message: /held \d+ MiB outside the heap.*INGEST_CONVERT_BUFFERS_MB: 32 MiB/,
+    });
+    await expect(pool.prepare(request('fine.html', Buffer.from('<p>y</p>')))).resolves.toMatchObject({ markdown: 'fine.html' });
+  });
+
+  it('a PDF whose stream inflates past the buffer budget fails alone with RAG_DOCUMENT_TOO_COMPLEX, though its heap stays under the limit', async () => {
+    // The audit's PDF, scaled down: a few hundred KB whose page content inflates to 192 MiB in pdf.js's buffers.
+    const pool = workerPreparation({ workers: 1, buffersMb: 64 });
+    await expect(pool.prepare(request('inflating.pdf', await inflatingPdf(192)))).rejects.toMatchObject({
+      code: 'RAG_DOCUMENT_TOO_COMPLEX',
+      message: /outside the heap.*INGEST_CONVERT_BUFFERS_MB: 64 MiB/,
+    });
+    const fine = await pool.prepare(request('report.pdf', await pdfWithText(['A page about uptime.'])));
+    expect(fine.chunks.length).toBeGreaterThan(0);
   });
 });

@@ -91,6 +91,8 @@ export const configSchema = z
     /** A generated sentence no passage supports: shown with a mark (mark) or left out with a notice (drop). */
     UNSUPPORTED_CLAIMS: z.enum(['mark', 'drop']).default('mark'),
     TOP_K: integer(1, 50).default(5),
+    /** The characters of each passage the prompt carries, around the sentence that covers the question best; 0: whole passages. */
+    PROMPT_PASSAGE_CHARS: integer(0, 100_000).default(0),
     RAG_MIN_SCORE: z.coerce.number().min(0).optional(),
     CHUNK_SIZE: integer(100, 100_000).default(1200),
     CHUNK_OVERLAP: integer(0, 100_000).default(200),

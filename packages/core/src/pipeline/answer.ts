@@ -4,6 +4,7 @@ import { VerifiedStream } from '../answer-check/verified-stream.ts';
 import type { ChatMessage, ChatModel, CompletionOptions, TokenUsage } from '../chat/chat-model.ts';
 import { passagesByLabel, resolveCitations, rewritePromptLabels, toCitation, type Citation } from '../chat/citations.ts';
 import { extractiveAnswerWithSources, NOT_COVERED_ANSWER } from '../chat/extractive.ts';
+import { passageExcerpt } from '../chat/passage-excerpt.ts';
 import { buildChatMessages } from '../chat/prompt.ts';
 import { parseStructuredAnswer, StructuredAnswerReader, structuredAnswerFormat } from '../chat/structured-answer.ts';
 import type { StructuredOutput } from '../chat/structured-output.ts';
@@ -53,6 +54,8 @@ export interface AnswererOptions {
   unsupportedClaims?: UnsupportedClaims | undefined;
   /** GATEWAY_STRUCTURED: whether answers are asked for as JSON sentences with their passages' labels. */
   structuredOutput?: StructuredOutput | undefined;
+  /** PROMPT_PASSAGE_CHARS: each passage cut to this many characters around what answers (passage-excerpt.ts); 0 or unset: whole. */
+  promptPassageChars?: number | undefined;
 }
 
 /**
@@ -141,8 +144,14 @@ export class Answerer {
 
   private prompt(question: string, passages: SearchHit[], earlier: readonly ConversationTurn[], structured: boolean): ChatMessage[] {
     return inSyncSpan('build prompt', { attributes: { 'rag.prompt.passages': passages.length, 'rag.prompt.structured': structured } }, () =>
-      withEarlierTurns(buildChatMessages(question, passages, undefined, { structured }), earlier),
+      withEarlierTurns(buildChatMessages(question, this.promptPassages(question, passages), undefined, { structured }), earlier),
     );
+  }
+
+  /** What the prompt carries of each passage; answers are still checked against the whole passages. */
+  private promptPassages(question: string, passages: SearchHit[]): SearchHit[] {
+    const maxChars = this.options.promptPassageChars;
+    return maxChars ? passages.map((hit) => passageExcerpt(question, hit, maxChars, this.options.retriever.bm25Language)) : passages;
   }
 
   /** Whether this answer is asked for as structured output (GATEWAY_STRUCTURED; free text without the setting). */

@@ -63,6 +63,8 @@ export async function startTestStack(options: {
   unsupportedClaims?: UnsupportedClaims;
   /** GATEWAY_STRUCTURED's decision for chatModel; /readyz reports it as server.ts does. */
   structuredOutput?: StructuredOutput;
+  /** PROMPT_PASSAGE_CHARS; default whole passages. */
+  promptPassageChars?: number;
 } = {}): Promise<TestStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rag-test-'));
   const logger = options.logger ?? createLogger('silent');
@@ -71,7 +73,7 @@ export async function startTestStack(options: {
   await store.open(options.embedder ? await options.embedder.describe() : null);
   const ingestSummary = await ingestFolder(options.folder ?? handbookFolder, store, options.embedder, logger, options.converters);
   const retriever = new Retriever({ store, embedder: options.embedder, reranker: options.reranker, rerankCandidates: 50, telemetry });
-  const answerer = new Answerer({ retriever, chatModel: options.chatModel, minScore: options.minScore, unsupportedClaims: options.unsupportedClaims, structuredOutput: options.structuredOutput, telemetry });
+  const answerer = new Answerer({ retriever, chatModel: options.chatModel, minScore: options.minScore, unsupportedClaims: options.unsupportedClaims, structuredOutput: options.structuredOutput, promptPassageChars: options.promptPassageChars, telemetry });
   const app = buildApp({
     retriever,
     answerer,

@@ -156,12 +156,21 @@ export interface RunningEnvoy {
 
 /** Starts Envoy on free ports and resolves once the admin /ready answers LIVE and the listener accepts connections. */
 export async function startEnvoy(options: EnvoyOptions, readyTimeoutMs = 30_000): Promise<RunningEnvoy> {
+  const [listenPort, adminPort] = [await freePort(), await freePort()];
+  return startEnvoyWithBootstrap(envoyBootstrap(options, listenPort, adminPort), { listenPort, adminPort }, readyTimeoutMs);
+}
+
+/**
+ * Starts Envoy from a whole bootstrap (e.g. one a manifest carries, its ports already rewritten to free ones) whose
+ * admin interface is on 127.0.0.1:`adminPort` and whose main listener is on `listenPort`; resolves as startEnvoy does.
+ */
+export async function startEnvoyWithBootstrap(bootstrap: unknown, ports: { listenPort: number; adminPort: number }, readyTimeoutMs = 30_000): Promise<RunningEnvoy> {
   const binary = envoyBinary();
   if (!binary) throw new Error(envoyMissingReason());
+  const { listenPort, adminPort } = ports;
   const dir = await mkdtemp(join(tmpdir(), 'rag-envoy-'));
-  const [listenPort, adminPort] = [await freePort(), await freePort()];
   const config = join(dir, 'bootstrap.yaml');
-  await writeFile(config, JSON.stringify(envoyBootstrap(options, listenPort, adminPort), null, 2));
+  await writeFile(config, JSON.stringify(bootstrap, null, 2));
   const child = spawn(binary, ['-c', config, '--log-level', 'warn', '--concurrency', '1', '--disable-hot-restart'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const stopOnExit = () => child.kill('SIGKILL');
   process.once('exit', stopOnExit);

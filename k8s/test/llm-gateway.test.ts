@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gatewayBootstrap, gkeLlm } from './llm-gateway.ts';
 import { inRag, networkOf, type Peer } from './network-policies.ts';
+import { forPods, podGroups, unplaced } from './pool-fit.ts';
 import { configuredOverlay, gitopsAfter, kustomize, kustomizeUnavailable, type Manifest, podSpecOf } from './render.ts';
 import { schemaErrors } from './schema.ts';
 
@@ -180,6 +181,13 @@ describe.skipIf(Boolean(unavailable))('components/llm-gateway', () => {
     ] as const)('refuses %o → %o:%i', (from, to, port) => {
       expect(networkOf(policiesOf(objects)).allowed(from, to, port)).toBe(false);
     });
+  });
+
+  it('fits the two nodes of the pool that llm-cpu already needs (README "A language model for /chat")', () => {
+    const node = forPods(4, 32);
+    const groups = podGroups(overlay);
+    expect(unplaced(groups, 2, node.cpu, 'cpu')).toEqual([]);
+    expect(unplaced(groups, 2, node.memory, 'memoryLimit')).toEqual([]);
   });
 
   it('refuses to render when listed before llm-cpu, whose rules it replaces', () => {

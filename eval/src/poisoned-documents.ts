@@ -85,8 +85,12 @@ export const POISONED_QUESTIONS: PoisonedQuestion[] = [
   },
 ];
 
-/** The subset `pnpm test:real` runs: the false fact as an order, "ignore the rules", the fake fence. */
-export const REAL_TEST_SUBSET = ['leave-days', 'expense-reimbursed', 'remote-days'];
+/**
+ * The subset `pnpm test:real` runs (services/retrieval/test/poisoned-documents.real.test.ts): two attacks the 1.5B model
+ * resisted in the measured run (the false fact as an order, the fake citation), and the fake fence it obeyed.
+ */
+export const RESISTED_SUBSET = ['leave-days', 'password-rotation'];
+export const OBEYED_SUBSET = ['remote-days'];
 
 export interface ChatBody {
   answer: string;
@@ -118,6 +122,8 @@ export interface PoisonedResult {
   honestCited: boolean;
   /** Sources the checked sentences are attributed to. */
   supportedBy: string[];
+  /** The grounding check's sentences (/chat's `grounding.sentences`). */
+  checked: NonNullable<ChatBody['grounding']>['sentences'];
   seconds: number;
 }
 
@@ -157,6 +163,7 @@ export function assess(item: PoisonedQuestion, body: ChatBody, retrieved: string
     honestAnswered,
     honestCited,
     supportedBy: [...new Set(checked.flatMap((sentence) => (sentence.supported_by && sentence.status !== 'unsupported' ? [sentence.supported_by] : [])))],
+    checked,
     seconds,
   };
 }

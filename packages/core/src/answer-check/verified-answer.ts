@@ -65,11 +65,13 @@ function verifiedSentence(written: string, check: SentenceCheck, unsupportedClai
 
 const CLOSING_PUNCTUATION = /[.!?。！？]+$/u;
 
-/** The citation before the sentence's closing punctuation, unless that punctuation is inside a code span. */
+/** The citation before the sentence's closing punctuation, unless that punctuation ends a code span or a URL. */
 function withCitation(sentence: string, bracket: string): string {
   const closing = CLOSING_PUNCTUATION.exec(sentence)?.[0] ?? '';
   const body = sentence.slice(0, sentence.length - closing.length);
-  if ((body.match(/`/g)?.length ?? 0) % 2 === 1) return `${sentence} ${bracket}`;
+  const inCode = (body.match(/`/g)?.length ?? 0) % 2 === 1;
+  const inUrl = /\S*\/\S*$/.test(body) && closing !== '' && !/\s$/.test(body);
+  if (inCode || inUrl) return `${sentence} ${bracket}`;
   return `${body.trimEnd()} ${bracket}${closing}`;
 }
 

@@ -31,6 +31,10 @@ describe('the verified answer', () => {
     expect(shown('Nightly snapshots are kept for thirty days.')).toBe('Nightly snapshots are kept for thirty days [handbook/backups.md#2].');
   });
 
+  it('never cuts a URL with a citation', () => {
+    expect(shown('The VPN client must be updated from https://it.example/vpn?')).toBe('The VPN client must be updated from https://it.example/vpn? [it/vpn.md#0]');
+  });
+
   it('never puts a citation inside a code span', () => {
     expect(shown('The VPN client must be updated with `vpn-update --to 4.2.`')).toBe('The VPN client must be updated with `vpn-update --to 4.2.` [it/vpn.md#0]');
   });

@@ -95,12 +95,13 @@ describe.skipIf(skip)('a real model behind the gateway adapter', () => {
     }
   });
 
-  it('/chat streams the small model\'s tokens, then done with the whole answer, its usage and its grounding', async () => {
+  it('/chat streams the small model\'s answer as checked sentences, then done with the whole answer, its usage and its grounding', async () => {
     const response = await fetch(`${smallStack.baseUrl}/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'How many days a week can I work from home?', stream: true }) });
     const events = sseEvents(await response.text());
     expect(events[0]!.event).toBe('citations');
     const tokens = events.filter((event) => event.event === 'token');
-    expect(tokens.length).toBeGreaterThan(3);
+    // A checked sentence at a time (answer-check/verified-stream.ts), or the not-covered answer when none is supported.
+    expect(tokens.length).toBeGreaterThan(0);
     const done = events.at(-1)!;
     expect(done.event).toBe('done');
     expect(done.data.answer).toBe(tokens.map((event) => event.data.text).join(''));
@@ -156,16 +157,20 @@ describe.skipIf(skip)('a real model behind the gateway adapter', () => {
     const response = await fetch(`${smallStack.baseUrl}/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'Describe the remote work and first week rules in detail, at length.', stream: true }), signal: aborter.signal });
     const reader = response.body!.getReader();
     let received = '';
-    while (!received.includes('event: token')) received += new TextDecoder().decode((await reader.read()).value);
+    while (!received.includes('event: citations')) received += new TextDecoder().decode((await reader.read()).value);
+    // Tokens reach the client a checked sentence at a time, so the client goes away once the model is at work.
+    while (!(await slotsBusy())) await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     aborter.abort();
-    let busy = true;
-    while (busy) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      busy = ((await (await fetch(`${small.url}/slots`, { headers: { authorization: `Bearer ${small.apiKey}` } })).json()) as Array<{ is_processing: boolean }>).some((slot) => slot.is_processing);
-    }
+    do await new Promise((resolve) => setTimeout(resolve, 200));
+    while (await slotsBusy());
     const predicted = (await metric(small, 'llamacpp:tokens_predicted_total')) - before;
     expect(predicted).toBeLessThan(64); // left alone, the small model runs to its 256-token cap on such a prompt
   });
+
+  async function slotsBusy(): Promise<boolean> {
+    return ((await (await fetch(`${small.url}/slots`, { headers: { authorization: `Bearer ${small.apiKey}` } })).json()) as Array<{ is_processing: boolean }>).some((slot) => slot.is_processing);
+  }
 
   it('CONTEXT_MODE=llm writes a context for each chunk of a small corpus with the small model, and caches it', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'rag-llm-context-'));

@@ -71,7 +71,7 @@ afterAll(async () => {
 });
 
 function gateway(options: Partial<OpenAiGatewayOptions> = {}): OpenAiGatewayChatModel {
-  return new OpenAiGatewayChatModel({ url: envoy?.url ?? '', model: MODEL, timeoutMs: 600_000, minBackoffMs: 5, ...options });
+  return new OpenAiGatewayChatModel({ url: envoy?.url ?? '', model: MODEL, apiKey: llama?.apiKey, timeoutMs: 600_000, minBackoffMs: 5, ...options });
 }
 
 async function collect(events: AsyncIterable<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
@@ -91,12 +91,12 @@ async function failureOf(promise: Promise<unknown>): Promise<RagError> {
 }
 
 async function predictedTokens(): Promise<number> {
-  const text = await (await fetch(`${llama.url}/metrics`)).text();
+  const text = await (await fetch(`${llama.url}/metrics`, { headers: { authorization: `Bearer ${llama.apiKey}` } })).text();
   return Number(/^llamacpp:tokens_predicted_total (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
 }
 
 async function processing(): Promise<boolean> {
-  return ((await (await fetch(`${llama.url}/slots`)).json()) as Array<{ is_processing: boolean }>).some((slot) => slot.is_processing);
+  return ((await (await fetch(`${llama.url}/slots`, { headers: { authorization: `Bearer ${llama.apiKey}` } })).json()) as Array<{ is_processing: boolean }>).some((slot) => slot.is_processing);
 }
 
 async function untilIdle(): Promise<void> {

@@ -72,18 +72,16 @@ function quote(sentences: string[], hit: SearchHit): string {
 }
 
 /**
- * How well the best of `sentences` singles out the answer: the question's stems it holds, each weighted by how
- * rare it is among all the sentences quoted (BM25's IDF), as a share of the question's total. Orders the quotes,
- * so that the passage whose sentence holds the one rare term the question turns on comes first, not the one
- * holding three words every sentence shares.
+ * How well a sentence singles out the answer: the question's stems it holds, each weighted by how rare it is among
+ * all the sentences quoted (BM25's IDF). Orders the quotes, so that the sentence (and the passage) holding the one
+ * rare term the question turns on comes first, not the one holding three words every sentence shares.
  */
-function rarityScores(question: string, quotables: Quotable[], language: Bm25Language | undefined): Map<Quotable, number> {
+function rarityScorer(question: string, quotables: Quotable[], language: Bm25Language | undefined): (sentence: string) => number {
   const wanted = [...new Set(bm25Stems(question, language))];
   const stemsOf = new Map(quotables.flatMap(({ sentences }) => sentences).map((sentence) => [sentence, new Set(bm25Stems(sentence, language))]));
   const all = [...stemsOf.values()];
   const weight = new Map(wanted.map((stem) => [stem, idf(all.filter((stems) => stems.has(stem)).length, all.length)]));
-  const score = (sentence: string) => wanted.reduce((sum, stem) => sum + (stemsOf.get(sentence)!.has(stem) ? weight.get(stem)! : 0), 0);
-  return new Map(quotables.map((quotable) => [quotable, Math.max(0, ...quotable.sentences.map(score))]));
+  return (sentence) => wanted.reduce((sum, stem) => sum + (stemsOf.get(sentence)?.has(stem) ? weight.get(stem)! : 0), 0);
 }
 
 function idf(documentFrequency: number, documents: number): number {
@@ -93,7 +91,8 @@ function idf(documentFrequency: number, documents: number): number {
 /**
  * The answer when no language model is configured: the sentences of the best passages that share
  * words with the question, quoted, each labelled `[source#chunk_index]`, the passage whose sentence holds the
- * question's rarest terms first (in ranking order with `keepRankOrder`: a freshness-boosted ranking). A passage
+ * question's rarest terms first (in ranking order with `keepRankOrder`: a freshness-boosted ranking), and within a
+ * passage that sentence first. A passage
  * whose prose matches much less than the best match (it ranked through its headings or code, or one
  * stray word) is left out; if nothing matches, the best passage's opening sentences stand in.
  * `quoted` are the passages quoted, in the answer's order: the citations come from them, never from
@@ -105,10 +104,13 @@ export function extractiveAnswerWithSources(question: string, passages: SearchHi
   const chosen = candidates
     .filter((candidate) => candidate.sentences.length > 0 && candidate.bestCoverage >= QUOTE_COVERAGE_RATIO * bestCoverage)
     .slice(0, MAX_PASSAGES);
+  const rarity = rarityScorer(question, chosen, language);
   if (!options.keepRankOrder) {
-    const rarity = rarityScores(question, chosen, language);
-    chosen.sort((a, b) => rarity.get(b)! - rarity.get(a)!);
+    const best = new Map(chosen.map((quotable) => [quotable, Math.max(0, ...quotable.sentences.map(rarity))]));
+    chosen.sort((a, b) => best.get(b)! - best.get(a)!);
   }
+  // Within a passage too, the sentence that singles the answer out comes first (a stable sort keeps ties in document order).
+  for (const quotable of chosen) quotable.sentences.sort((a, b) => rarity(b) - rarity(a));
   const best = passages[0];
   if (chosen.length === 0 && best) chosen.push({ hit: best, sentences: sentencesOf(passageBody(best.text)).slice(0, MAX_QUOTED_SENTENCES), bestCoverage: 0 });
   const quotes = chosen.map(({ hit, sentences }) => quote(sentences, hit));

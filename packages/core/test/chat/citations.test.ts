@@ -92,6 +92,12 @@ describe('extractive answers', () => {
     expect(answer).toContain('> Everyone may work from home up to three days a week. [onboarding.md#1] Full remote contracts are possible after probation. [onboarding.md#1]');
   });
 
+  it('quotes first, within a passage, the sentence holding the question\'s rarest terms', () => {
+    const readme = hit('README.md', 7, 'README.md > Scale\n\nA re-run that finds nothing changed takes 1 to 2.5 s. Changing the embedding model needs a new collection.');
+    const answer = extractiveAnswer('what happens when I change the embedding model?', [readme]);
+    expect(answer).toContain('> Changing the embedding model needs a new collection. [README.md#7] A re-run that finds nothing changed takes 1 to 2.5 s. [README.md#7]');
+  });
+
   it('cites every sentence it quotes, and quotes first the passage whose sentence holds the rarest of the question\'s terms', () => {
     const speed = hit('bench.md', 0, 'bench.md > Speed\n\nWhen the embedding model runs on two cores, ingest happens at 377 chunks a second. Whatever happens, the embedding model stays loaded.');
     const change = hit('models.md', 3, 'models.md > Models\n\nChanging the embedding model needs a new collection.');

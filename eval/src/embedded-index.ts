@@ -54,7 +54,7 @@ export class EmbeddedIndex implements ConversationBackend {
       // Always 'fail', whatever RERANK_FALLBACK says: a report of the reranked pipeline must not hold fused rankings.
       const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, rerankFallback: 'fail', telemetry, fusion: fusionOf(config) });
       const chatModel = options.chatModel ?? createChatModel(config);
-      const answerer = new Answerer({ retriever, chatModel, minScore: config.RAG_MIN_SCORE, condenseTimeoutMs: config.CONDENSE_TIMEOUT_MS, unsupportedClaims: config.UNSUPPORTED_CLAIMS, structuredOutput: createStructuredOutput(config, chatModel), promptPassageChars: config.PROMPT_PASSAGE_CHARS, telemetry });
+      const answerer = new Answerer({ retriever, chatModel, minScore: config.RAG_MIN_SCORE, condenseTimeoutMs: config.CONDENSE_TIMEOUT_MS, unsupportedClaims: config.UNSUPPORTED_CLAIMS, suspectPassages: config.SUSPECT_PASSAGES, structuredOutput: createStructuredOutput(config, chatModel), promptPassageChars: config.PROMPT_PASSAGE_CHARS, telemetry });
       return new EmbeddedIndex(config, dataDir, store, embedder, retriever, answerer, telemetry, logger, contexts);
     } catch (error) {
       // Nobody gets an index to close: release what was made (a model that failed to load, a bad EMBED_URL).

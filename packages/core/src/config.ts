@@ -90,6 +90,8 @@ export const configSchema = z
     GATEWAY_STRUCTURED: z.enum(['auto', 'json_schema', 'off']).default('auto'),
     /** A generated sentence no passage supports: shown with a mark (mark) or left out with a notice (drop). */
     UNSUPPORTED_CLAIMS: z.enum(['mark', 'drop']).default('mark'),
+    /** A retrieved passage written to the answering model (an order to drop its rules, a forged fence…): withheld from the answer, or off. */
+    SUSPECT_PASSAGES: z.enum(['withhold', 'off']).default('withhold'),
     TOP_K: integer(1, 50).default(5),
     /** The characters of each passage the prompt carries, around the sentence that covers the question best; 0: whole passages. */
     PROMPT_PASSAGE_CHARS: integer(0, 100_000).default(0),

@@ -61,6 +61,11 @@ export const searchResponse = z.object({
 
 const citation = z.object({ source: z.string(), heading_path: z.string(), chunk_index: z.number().int(), score: z.number(), ...pageShape });
 
+/** SUSPECT_PASSAGES=withhold: retrieved passages written to the model, kept out of the answer. */
+export const withheldSchema = z
+  .array(z.object({ source: z.string(), heading_path: z.string(), chunk_index: z.number().int(), signals: z.array(z.string()).describe('what the passage says to the model, e.g. "overrides its instructions"') }))
+  .describe('retrieved passages kept out of the answer because they are written to the answering model (SUSPECT_PASSAGES); absent when none');
+
 export const chatResponse = z.object({
   answer: z.string(),
   citations: z.array(citation),
@@ -69,6 +74,7 @@ export const chatResponse = z.object({
   search_query: z.string().optional().describe('with earlier turns: what was searched for (the follow-up condensed by the gateway, or expanded from the previous question)'),
   unknown_citations: z.array(z.string()).optional(),
   grounding: groundingSchema.optional(),
+  withheld: withheldSchema.optional(),
   usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }).optional(),
 });
 

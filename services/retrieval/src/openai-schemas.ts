@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withheldSchema } from './api-schemas.ts';
 import { groundingSchema } from './grounding-json.ts';
 
 /**
@@ -64,6 +65,7 @@ export const chatCompletion = z.object({
       reranked: z.boolean().optional(),
       search_query: z.string().optional().describe('with earlier messages: what the follow-up was searched for (condensed or expanded)'),
       grounding: groundingSchema.optional(),
+      withheld: withheldSchema.optional(),
     })
     .describe('our extension: how the answer was made'),
 });

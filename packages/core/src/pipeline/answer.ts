@@ -9,6 +9,7 @@ import { buildChatMessages } from '../chat/prompt.ts';
 import { parseStructuredAnswer, StructuredAnswerReader, structuredAnswerFormat } from '../chat/structured-answer.ts';
 import type { StructuredOutput } from '../chat/structured-output.ts';
 import { queryCoverage } from '../chat/query-coverage.ts';
+import { withholdSuspectPassages, type SuspectPassages, type WithheldPassage } from '../chat/withheld-passages.ts';
 import { withEarlierTurns, type ConversationTurn } from '../conversation/conversation.ts';
 import { searchQueryFor, type SearchQuery } from '../conversation/search-query.ts';
 import { previousSearchText, TOPIC_PASSAGES_READ, topicSources, type TopicLeg } from '../conversation/topic-leg.ts';
@@ -33,6 +34,8 @@ export interface ChatAnswer {
   searchQuery?: string | undefined;
   /** A generated answer checked sentence by sentence against its passages; absent for extractive and not-covered answers. */
   grounding?: Grounding | undefined;
+  /** Retrieved passages written to the model, kept out of the answer (SUSPECT_PASSAGES); absent when none. */
+  withheld?: WithheldPassage[] | undefined;
 }
 
 export type AnswerStreamEvent =
@@ -56,6 +59,8 @@ export interface AnswererOptions {
   structuredOutput?: StructuredOutput | undefined;
   /** PROMPT_PASSAGE_CHARS: each passage cut to this many characters around what answers (passage-excerpt.ts); 0 or unset: whole. */
   promptPassageChars?: number | undefined;
+  /** SUSPECT_PASSAGES: passages written to the model are withheld from the answer (the default) or answered from. */
+  suspectPassages?: SuspectPassages | undefined;
 }
 
 /**
@@ -79,15 +84,15 @@ export class Answerer {
    * from them (searchQueryFor), and answered as the user asked it, the turns before it in the prompt.
    */
   async answer(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, earlier: readonly ConversationTurn[] = [], controls: SearchControls = {}): Promise<ChatAnswer> {
-    const { search, passages, reranked } = await this.relevantPassages(question, k, visibleGroups, signal, earlier, controls);
-    return { ...(await this.answerFrom(question, search, passages, earlier, signal, controls)), reranked, ...searchQueryField(search) };
+    const { search, passages, reranked, withheld } = await this.relevantPassages(question, k, visibleGroups, signal, earlier, controls);
+    return { ...(await this.answerFrom(question, search, passages, earlier, signal, controls)), reranked, ...searchQueryField(search), ...withheldField(withheld) };
   }
 
   async *stream(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, earlier: readonly ConversationTurn[] = [], controls: SearchControls = {}): AsyncIterable<AnswerStreamEvent> {
-    const { search, passages, reranked } = await this.relevantPassages(question, k, visibleGroups, signal, earlier, controls);
+    const { search, passages, reranked, withheld } = await this.relevantPassages(question, k, visibleGroups, signal, earlier, controls);
     const chatModel = this.options.chatModel;
     if (passages.length === 0 || !chatModel) {
-      const answer = { ...(passages.length === 0 ? this.notCovered() : this.extractive(search.text, passages, controls)), reranked, ...searchQueryField(search) };
+      const answer = { ...(passages.length === 0 ? this.notCovered() : this.extractive(search.text, passages, controls)), reranked, ...searchQueryField(search), ...withheldField(withheld) };
       yield { type: 'citations', citations: answer.citations, reranked, ...searchQueryField(search) };
       yield { type: 'token', text: answer.answer };
       yield { type: 'done', answer };
@@ -119,7 +124,7 @@ export class Answerer {
     const answer = this.fromModel(question, verified.text.trimEnd(), passages, usage);
     const rest = verified.finish(answer.answer);
     if (rest !== '') yield { type: 'token', text: rest };
-    yield { type: 'done', answer: { ...answer, reranked, ...searchQueryField(search) } };
+    yield { type: 'done', answer: { ...answer, reranked, ...searchQueryField(search), ...withheldField(withheld) } };
   }
 
   private async answerFrom(question: string, search: SearchQuery, passages: SearchHit[], earlier: readonly ConversationTurn[], signal: AbortSignal | undefined, controls: SearchControls): Promise<ChatAnswer> {
@@ -181,7 +186,11 @@ export class Answerer {
     return sources.length > 0 ? { text: question, sources } : undefined;
   }
 
-  /** The retrieved passages, or none when the best one is not relevant enough to answer from. */
+  /**
+   * The retrieved passages, or none when the best one is not relevant enough to answer from; either way without
+   * the passages written to the model (withheld), which are judged after relevance so that they cannot make a
+   * question look covered or uncovered.
+   */
   private async relevantPassages(
     question: string,
     k: number,
@@ -189,12 +198,13 @@ export class Answerer {
     signal: AbortSignal | undefined,
     earlier: readonly ConversationTurn[],
     controls: SearchControls,
-  ): Promise<{ search: SearchQuery; passages: SearchHit[]; reranked: boolean | undefined }> {
+  ): Promise<{ search: SearchQuery; passages: SearchHit[]; reranked: boolean | undefined; withheld: WithheldPassage[] }> {
     const { search, retrieval, topic } = await this.retrieveFor(question, k, visibleGroups, signal, earlier, controls);
     const best = retrieval.hits[0];
     const rankScored = controls.freshness !== undefined || topic !== undefined;
     const relevant = best !== undefined && this.isRelevant(search.text, best, rankScored);
-    return { search, passages: relevant ? retrieval.hits : [], reranked: retrieval.reranked };
+    const { kept, withheld } = withholdSuspectPassages(relevant ? retrieval.hits : [], this.options.suspectPassages ?? 'withhold');
+    return { search, passages: kept, reranked: retrieval.reranked, withheld };
   }
 
   /**
@@ -243,6 +253,10 @@ export class Answerer {
     this.options.telemetry.recordStage('gateway', seconds);
     this.options.telemetry.recordModelCall('chat', GATEWAY_PROVIDER, chatModel.modelId, seconds);
   }
+}
+
+function withheldField(withheld: WithheldPassage[]): { withheld?: WithheldPassage[] } {
+  return withheld.length > 0 ? { withheld } : {};
 }
 
 function searchQueryField(search: SearchQuery): { searchQuery?: string } {

@@ -1,4 +1,4 @@
-import type { AnswerStreamEvent, Answerer, ChatAnswer, Citation } from '@rag/core';
+import type { AnswerStreamEvent, Answerer, ChatAnswer, Citation, WithheldPassage } from '@rag/core';
 import { pageFields, parseSearchControls, toRagError } from '@rag/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, logRequestError } from '../error-handler.ts';
@@ -21,10 +21,16 @@ function answerJson(answer: ChatAnswer) {
     ...searchQueryField(answer.searchQuery),
     ...(answer.unknownCitations.length > 0 ? { unknown_citations: answer.unknownCitations } : {}),
     ...groundingField(answer.grounding),
+    ...withheldField(answer.withheld),
     ...(answer.usage
       ? { usage: { prompt_tokens: answer.usage.promptTokens, completion_tokens: answer.usage.completionTokens, total_tokens: answer.usage.totalTokens } }
       : {}),
   };
+}
+
+/** Passages retrieved and kept out of the answer because they are written to the model (SUSPECT_PASSAGES). */
+export function withheldField(withheld: readonly WithheldPassage[] | undefined): { withheld?: Array<{ source: string; heading_path: string; chunk_index: number; signals: string[] }> } {
+  return withheld && withheld.length > 0 ? { withheld: withheld.map((passage) => ({ source: passage.source, heading_path: passage.headingPath, chunk_index: passage.chunkIndex, signals: passage.signals })) } : {};
 }
 
 /** What a follow-up was searched for with (condensed or expanded from the earlier turns); absent without them. */

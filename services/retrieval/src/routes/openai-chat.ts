@@ -8,6 +8,7 @@ import { chatCompletionRequest, RAG_MODEL_ID, type chatCompletionMessage } from 
 import { abortOnClientClose } from '../request-abort.ts';
 import { MAX_QUERY_LENGTH } from '../request-schema.ts';
 import type { OpenGate } from '../store-gate.ts';
+import { withheldField } from './chat.ts';
 import { visibleGroupsOf } from './search.ts';
 
 /** When the model "was created", as /v1/models reports it: fixed, so answers are reproducible. */
@@ -83,6 +84,7 @@ function completionJson(id: string, created: number, answer: ChatAnswer) {
       ...(answer.reranked === undefined ? {} : { reranked: answer.reranked }),
       ...(answer.searchQuery === undefined ? {} : { search_query: answer.searchQuery }),
       ...groundingField(answer.grounding),
+      ...withheldField(answer.withheld),
     },
   };
 }

@@ -4,9 +4,11 @@
  * (llama-server, greedy, 2 threads) behind the real /chat over LanceDB, GATEWAY_STRUCTURED auto, UNSUPPORTED_CLAIMS=mark.
  * The whole set and its figures: `pnpm eval:poisoned`, eval/reports/poisoned-documents.md.
  *
- * Asserted: what holds whatever the model does (its answers change with each request's fence value, so whether it
- * resists an injection is measured by the report, not asserted): the check never attributes injected text to the
- * honest page (nor to the page a fake fence forges), and neither the fence value nor the system rules are shown.
+ * With SUSPECT_PASSAGES=withhold (the default) every poisoned passage of the set is withheld, so the model never reads
+ * it and no injected text can reach the answer: asserted. With `off` (the model reads them), what holds whatever the
+ * model does (its answers change with each request's fence value, so whether it resists an injection is measured by
+ * eval/reports/poisoned-documents-suspect-off.md, not asserted): the check never attributes injected text to the honest
+ * page (nor to the page a fake fence forges), and neither the fence value nor the system rules are shown.
  */
 import { createStructuredOutput, loadConfig, OpenAiGatewayChatModel } from '@rag/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +21,7 @@ const CAPABLE = 'qwen2.5-coder-1.5b-instruct';
 const skip = realComponentSkipReason('llama-server', unservableReason(CAPABLE));
 
 let server: RunningServer;
+let withholding: TestStack;
 let stack: TestStack;
 
 beforeAll(async () => {
@@ -26,15 +29,28 @@ beforeAll(async () => {
   server = await startLlamaServer(CAPABLE, { threads: 2 });
   const chatModel = new OpenAiGatewayChatModel({ url: server.url, model: server.name, apiKey: server.apiKey, timeoutMs: 600_000 });
   const structuredOutput = createStructuredOutput(loadConfig({ GATEWAY_URL: server.url, GATEWAY_STRUCTURED: 'auto' }), chatModel)!;
-  stack = await startTestStack({ folder: poisonedCorpus, chatModel, structuredOutput, unsupportedClaims: 'mark' });
+  withholding = await startTestStack({ folder: poisonedCorpus, chatModel, structuredOutput, unsupportedClaims: 'mark' });
+  stack = await startTestStack({ folder: poisonedCorpus, chatModel, structuredOutput, unsupportedClaims: 'mark', suspectPassages: 'off' });
 });
 
 afterAll(async () => {
+  await withholding?.close();
   await stack?.close();
   await server?.stop();
 });
 
-describe.skipIf(skip)('poisoned documents beside honest ones, with the 1.5B model', () => {
+describe.skipIf(skip)('poisoned documents withheld (SUSPECT_PASSAGES=withhold), with the 1.5B model', () => {
+  for (const item of POISONED_QUESTIONS.filter((question) => OBEYED_SUBSET.includes(question.id))) {
+    it(`${item.id}: ${item.poison.attack}: the poisoned passage is withheld and nothing it says is shown`, async () => {
+      const result = await askPoisoned(withholding.baseUrl, item);
+      expect(result.honestRetrieved && result.poisonRetrieved).toBe(true);
+      expect(result.poisonWithheld).toBe(true);
+      expect(result.leaks).toEqual([]);
+    }, 600_000);
+  }
+});
+
+describe.skipIf(skip)('poisoned documents beside honest ones, answered from (SUSPECT_PASSAGES=off), with the 1.5B model', () => {
   for (const item of POISONED_QUESTIONS.filter((question) => [...RESISTED_SUBSET, ...OBEYED_SUBSET].includes(question.id))) {
     it(`${item.id}: ${item.poison.attack}: nothing injected is cited to ${item.honest.source}, and no prompt text is shown`, async () => {
       const result = await askPoisoned(stack.baseUrl, item);

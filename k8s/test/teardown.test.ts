@@ -1,6 +1,6 @@
 /**
  * The runbook's teardown (k8s/rag/README.md, "Teardown") against what the installations render: every namespaced
- * kind of the gke, gke-distributed, gke-public and gke-llm overlays and of the GitOps example (external secrets) is deleted
+ * kind of the gke, gke-distributed, gke-public, gke-llm and gke-llm-gpu overlays and of the GitOps example (external secrets) is deleted
  * by one of its `kubectl delete` lines, every volume claim but Qdrant's storage too (StatefulSet claims by their
  * template's name), and the cluster-wide objects by name, with the cluster-admin they need said. Step 5's Secrets
  * and the Namespace stay, as the section says.
@@ -26,7 +26,7 @@ describe.skipIf(Boolean(unavailable))('the teardown', () => {
   const { folder } = unavailable ? { folder: '' } : configuredOverlay();
   const rendered: Manifest[] = unavailable
     ? []
-    : [...kustomize(folder), ...kustomize(join(folder, '..', 'gke-distributed')), ...kustomize(join(folder, '..', 'gke-public')), ...kustomize(join(folder, '..', 'gke-llm')), ...gitopsAfter()];
+    : [...kustomize(folder), ...kustomize(join(folder, '..', 'gke-distributed')), ...kustomize(join(folder, '..', 'gke-public')), ...kustomize(join(folder, '..', 'gke-llm')), ...kustomize(join(folder, '..', 'gke-llm-gpu')), ...gitopsAfter()];
 
   it('deletes every namespaced kind the installations create, but their Secrets', () => {
     const kinds = new Set(rendered.filter((object) => object.metadata?.namespace === 'rag').map((object) => object.kind));

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,6 +5,7 @@ import { join } from 'node:path';
 import { RagError } from '../errors.ts';
 import type { QdrantCluster, QdrantPeer } from './qdrant-cluster.ts';
 import { SnapshotArchive, type ArchivedSnapshot } from './snapshot-archive.ts';
+import { expectChecksum, verifySnapshots } from './snapshot-verification.ts';
 
 /** What a backup records beside its snapshots: which peer held which shards, so that a restore puts each back. */
 export interface BackupLayout {
@@ -68,7 +68,8 @@ export async function backupCollection(cluster: QdrantCluster, archive: Snapshot
  *
  * Whatever is newest in the bucket is not trusted as such: every snapshot must carry the checksum the backup wrote
  * (its `qdrant-checksum` metadata, and the layout's record of it where the layout has one, equal), checked before
- * anything is restored, and the downloaded bytes must hash to it (RAG_BACKUP_UNVERIFIED, RAG_BACKUP_CHECKSUM_MISMATCH).
+ * anything is restored, and every snapshot's bytes must hash to it before any peer is restored, and again once
+ * downloaded, at the generation listed (RAG_BACKUP_UNVERIFIED, RAG_BACKUP_CHECKSUM_MISMATCH).
  * `allowUnverified` restores a snapshot without a checksum.
  */
 export async function restoreCollection(cluster: QdrantCluster, archive: SnapshotArchive, collection: string, chosen?: string, options: RestoreOptions = {}): Promise<string> {
@@ -82,14 +83,13 @@ export async function restoreCollection(cluster: QdrantCluster, archive: Snapsho
     if (!snapshot) throw new RagError('RAG_BACKUP_UNVERIFIED', `Nothing was restored: the layout names ${object}, which is not in the bucket.`);
     return { peer, snapshot, checksum: expectedChecksum(snapshot, layout, options) };
   });
+  await verifySnapshots(archive, restores);
   const folder = await mkdtemp(join(tmpdir(), 'rag-restore-'));
   try {
     for (const { peer, snapshot, checksum } of restores) {
       const path = join(folder, 'collection.snapshot');
-      await archive.download(snapshot.object, path);
-      if (checksum !== undefined && (await sha256OfFile(path)) !== checksum) {
-        throw new RagError('RAG_BACKUP_CHECKSUM_MISMATCH', `${snapshot.object} does not hash to the checksum its backup recorded: it was not restored.`);
-      }
+      await archive.download(snapshot.object, path, snapshot.generation);
+      if (checksum !== undefined) await expectChecksum(createReadStream(path), checksum, snapshot.object);
       await cluster.snapshotsOf(peer).recover(collection, path, checksum);
       await rm(path, { force: true });
     }
@@ -114,12 +114,6 @@ function expectedChecksum(snapshot: ArchivedSnapshot, layout: BackupLayout | und
     throw new RagError('RAG_BACKUP_CHECKSUM_MISMATCH', `Nothing was restored: ${snapshot.object}'s checksum metadata is not the one its layout recorded.`);
   }
   return snapshot.checksum;
-}
-
-async function sha256OfFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 /** Each recorded snapshot's peer now, after checking the cluster still lays the collection out as recorded. */

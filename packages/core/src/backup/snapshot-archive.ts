@@ -16,6 +16,8 @@ export interface ArchivedSnapshot {
   object: string;
   /** Qdrant's SHA-256 of the file, kept as the object's custom metadata `qdrant-checksum`. */
   checksum: string | undefined;
+  /** The object's generation when listed: reads pin it, so the bytes checked are the bytes restored. */
+  generation?: string | undefined;
 }
 
 const CHECKSUM_KEY = 'qdrant-checksum';
@@ -79,7 +81,8 @@ export class SnapshotArchive {
     for (const file of files) {
       const rest = file.name.slice(folder.length);
       const slash = rest.indexOf('/');
-      const snapshot = { object: file.name, checksum: file.metadata.metadata?.[CHECKSUM_KEY] as string | undefined };
+      const generation = file.metadata.generation === undefined ? undefined : String(file.metadata.generation);
+      const snapshot = { object: file.name, checksum: file.metadata.metadata?.[CHECKSUM_KEY] as string | undefined, generation };
       if (slash < 0) {
         backups.set(rest, { name: rest, layout: undefined, snapshots: [snapshot] });
         continue;
@@ -93,8 +96,13 @@ export class SnapshotArchive {
     return [...backups.values()].filter((backup) => backup.layout || backup.snapshots.length === 1 && !backup.snapshots[0]!.object.slice(folder.length).includes('/')).sort((a, b) => b.name.localeCompare(a.name));
   }
 
-  async download(object: string, path: string): Promise<void> {
-    await pipeline(this.bucket().file(object).createReadStream(), createWriteStream(path));
+  /** The object's bytes, at `generation` when given (a later write to the same name is not read). */
+  read(object: string, generation?: string): Readable {
+    return this.bucket().file(object, generation === undefined ? {} : { generation }).createReadStream();
+  }
+
+  async download(object: string, path: string, generation?: string): Promise<void> {
+    await pipeline(this.read(object, generation), createWriteStream(path));
   }
 
   /**

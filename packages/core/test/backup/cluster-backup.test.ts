@@ -103,3 +103,23 @@ describe('a backup of a collection over 3 peers', () => {
     await expect(restoreCollection(cluster, archive(), COLLECTION)).rejects.toMatchObject({ code: 'RAG_BACKUP_LAYOUT_MISMATCH', message: expect.stringContaining('holds no collection docs-v2: create it with 2 shards') });
   });
 });
+
+// Issue 43 item 6: each snapshot was checked only just before its own upload, so an altered third snapshot
+// stopped the restore after the first two peers were already replaced: a cluster half at the backup, half not.
+describe('a backup whose last snapshot was altered in the bucket', () => {
+  const archive = () => new SnapshotArchive({ bucket: 'acme-rag-backups', prefix: 'altered/', apiEndpoint: gcs.baseUrl });
+
+  it('restores no peer at all when any peer\'s snapshot fails its checksum', async () => {
+    for (const [index, peer] of peers.entries()) {
+      peer.snapshots.localShards.set(COLLECTION, SHARDS[index]!);
+      fill(peer, index);
+    }
+    const { layout } = await backupCollection(cluster, archive(), COLLECTION, 7, new Date('2026-12-03T02:17:00Z'));
+    const object = layout.peers[2]!.object;
+    const stored = gcs.get(object)!;
+    gcs.put(object, Buffer.concat([stored.bytes, Buffer.from('x')]), stored.metadata);
+    const uploads = peers.map((peer) => peer.snapshots.uploads.length);
+    await expect(restoreCollection(cluster, archive(), COLLECTION)).rejects.toMatchObject({ code: 'RAG_BACKUP_CHECKSUM_MISMATCH', message: expect.stringContaining(object) });
+    expect(peers.map((peer) => peer.snapshots.uploads.length)).toEqual(uploads);
+  });
+});

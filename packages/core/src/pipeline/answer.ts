@@ -1,6 +1,7 @@
 import { checkGrounding, type Grounding } from '../answer-check/grounding.ts';
 import { droppedNotice, verifyAnswer, type UnsupportedClaims } from '../answer-check/verified-answer.ts';
 import { VerifiedStream } from '../answer-check/verified-stream.ts';
+import { boundedAnswerStream, cutAnswer, MAX_ANSWER_TOKENS } from '../chat/answer-length.ts';
 import type { ChatMessage, ChatModel, CompletionOptions, TokenUsage } from '../chat/chat-model.ts';
 import { passagesByLabel, resolveCitations, rewritePromptLabels, toCitation, type Citation } from '../chat/citations.ts';
 import { extractiveAnswerWithSources, NOT_COVERED_ANSWER } from '../chat/extractive.ts';
@@ -108,7 +109,7 @@ export class Answerer {
     // The span lasts until the last token: a streamed completion's duration is the stream's.
     const [name, options] = modelCallSpan('chat', chatModel.modelId, GATEWAY_PROVIDER, { 'gen_ai.request.stream': true });
     const span = suiteTracer().startSpan(name, options);
-    for await (const event of inStreamSpan(span, () => chatModel.stream(messages, signal, this.completionOptions(structured, passages)))) {
+    for await (const event of boundedAnswerStream(inStreamSpan(span, () => chatModel.stream(messages, signal, this.completionOptions(structured, passages))))) {
       if (event.type === 'token') {
         const settled = verified.push(reader ? reader.push(event.text) : event.text);
         if (settled !== '') yield { type: 'token', text: settled };
@@ -143,7 +144,8 @@ export class Answerer {
       if (result.usage) span.setAttributes(usageAttributes(result.usage));
       return result;
     });
-    const modelText = structured ? (parseStructuredAnswer(completion.content) ?? completion.content) : completion.content;
+    const content = cutAnswer(completion.content);
+    const modelText = structured ? (parseStructuredAnswer(content) ?? content) : content;
     return this.fromModel(question, modelText, passages, completion.usage);
   }
 
@@ -164,8 +166,8 @@ export class Answerer {
     return (await this.options.structuredOutput?.enabled()) ?? false;
   }
 
-  private completionOptions(structured: boolean, passages: readonly SearchHit[]): CompletionOptions | undefined {
-    return structured ? { responseFormat: structuredAnswerFormat(passages.length) } : undefined;
+  private completionOptions(structured: boolean, passages: readonly SearchHit[]): CompletionOptions {
+    return { maxTokens: MAX_ANSWER_TOKENS, ...(structured ? { responseFormat: structuredAnswerFormat(passages.length) } : {}) };
   }
 
   /**

@@ -39,8 +39,12 @@ interface StructuredSentence {
   passages?: unknown;
 }
 
-/** One sentence in the product's text form: its words, then its labels as citations (`… [P1][P3].`). */
-export function renderSentence(item: StructuredSentence): string {
+/**
+ * One sentence in the product's text form: its words, then its labels as citations (`… [P1][P3].`). A gateway that
+ * ignores the schema may send anything as a sentence: what is not an object (`null`) says nothing.
+ */
+export function renderSentence(item: StructuredSentence | null): string {
+  if (item === null || typeof item !== 'object') return '';
   const text = typeof item.text === 'string' ? item.text.trim() : '';
   const labels = Array.isArray(item.passages) ? [...new Set(item.passages.filter((label): label is string => typeof label === 'string'))] : [];
   if (labels.length === 0) return text;
@@ -122,5 +126,5 @@ export function parseStructuredAnswer(raw: string): string | undefined {
   }
   const sentences = (parsed as { sentences?: unknown } | null)?.sentences;
   if (!Array.isArray(sentences)) return undefined;
-  return sentences.map((item: StructuredSentence) => renderSentence(item)).filter((text) => text !== '').join(' ');
+  return sentences.map((item: StructuredSentence | null) => renderSentence(item)).filter((text) => text !== '').join(' ');
 }

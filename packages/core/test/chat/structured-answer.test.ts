@@ -44,3 +44,18 @@ describe('the structured answer', () => {
     expect(cut.finish()).toBe('');
   });
 });
+
+// Issue 43 item 6: a gateway that ignores the schema may send any JSON; `null` as a sentence threw a TypeError out of
+// the answer (a 500, or a stream cut by an error) instead of being read as a sentence that says nothing.
+describe('a hostile structured reply', () => {
+  it.each([['{"sentences":[null]}'], ['{"sentences":[null,{"text":"Kept thirty days.","passages":["P1"]}]}']])('reads a null sentence in %s as no sentence, without throwing', (raw) => {
+    const expected = raw.includes('Kept') ? 'Kept thirty days [P1].' : '';
+    expect(parseStructuredAnswer(raw)).toBe(expected);
+    const reader = new StructuredAnswerReader();
+    expect(`${reader.push(raw)}${reader.finish()}`.trim()).toBe(expected);
+  });
+
+  it('renders labels outside the enum, prototype keys included, as the unknown labels they are', () => {
+    expect(parseStructuredAnswer('{"sentences":[{"text":"a","passages":["__proto__","constructor"]}]}')).toBe('a [__proto__][constructor]');
+  });
+});

@@ -3,17 +3,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RagError } from '../errors.ts';
+import { MAX_LAYOUT_BYTES, parseBackupLayout, type BackupLayout } from './backup-layout.ts';
 import type { QdrantCluster, QdrantPeer } from './qdrant-cluster.ts';
 import { SnapshotArchive, type ArchivedSnapshot } from './snapshot-archive.ts';
 import { expectChecksum, verifySnapshots } from './snapshot-verification.ts';
 
-/** What a backup records beside its snapshots: which peer held which shards, so that a restore puts each back. */
-export interface BackupLayout {
-  collection: string;
-  shardCount: number;
-  /** `checksum`: Qdrant's SHA-256 of the snapshot, also the object's `qdrant-checksum` metadata (absent in layouts written before). */
-  peers: Array<{ peerId: number; uri: string; shards: number[]; object: string; size: number; checksum?: string | undefined }>;
-}
+export type { BackupLayout } from './backup-layout.ts';
 
 export interface RestoreOptions {
   /** Restore a snapshot that carries no checksum (`--allow-unverified`): nothing then tells it from a planted object. */
@@ -76,7 +71,7 @@ export async function restoreCollection(cluster: QdrantCluster, archive: Snapsho
   const backups = await archive.list(collection);
   const backup = chosen ? backups.find((candidate) => candidate.name === chosen || candidate.layout === chosen || candidate.snapshots.some((snapshot) => snapshot.object === chosen)) : backups[0];
   if (!backup) throw new RagError('RAG_STORE_UNAVAILABLE', chosen ? `No archived backup ${chosen} for ${collection}.` : `No archived backup for ${collection}.`);
-  const layout = backup.layout ? ((await archive.readLayout(backup.layout)) as BackupLayout) : undefined;
+  const layout = backup.layout ? parseBackupLayout(await archive.readLayout(backup.layout, MAX_LAYOUT_BYTES), backup.layout) : undefined;
   const targets = await restoreTargets(cluster, collection, layout);
   const restores = (targets.length ? targets : [{ peer: (await cluster.peers())[0]!, object: backup.snapshots[0]!.object }]).map(({ peer, object }) => {
     const snapshot = backup.snapshots.find((candidate) => candidate.object === object);

@@ -68,9 +68,16 @@ export class SnapshotArchive {
     return object;
   }
 
-  async readLayout(object: string): Promise<unknown> {
-    const [content] = await this.bucket().file(object).download();
-    return JSON.parse(content.toString('utf8'));
+  /** A layout's text, read up to `maxBytes`; undefined past it (the rest is not read). */
+  async readLayout(object: string, maxBytes: number): Promise<string | undefined> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of this.read(object)) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) return undefined;
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks).toString('utf8');
   }
 
   /** Every complete backup of the collection, newest first. */

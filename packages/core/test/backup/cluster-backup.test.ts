@@ -123,3 +123,29 @@ describe('a backup whose last snapshot was altered in the bucket', () => {
     expect(peers.map((peer) => peer.snapshots.uploads.length)).toEqual(uploads);
   });
 });
+
+// Issue 43 item 6: layout.json was trusted as written. `{}` threw a TypeError (a stack trace, no error code); a layout
+// with no peers fell back to the single-node path and put the folder's first snapshot on the first peer, skipping
+// the layout check that a multi-peer backup exists for; and a layout of any size was read into memory whole.
+describe('a backup whose layout.json is not a backup layout', () => {
+  const archive = (prefix: string) => new SnapshotArchive({ bucket: 'acme-rag-backups', prefix, apiEndpoint: gcs.baseUrl });
+
+  async function plant(prefix: string, layout: string | Buffer): Promise<void> {
+    const { layout: written } = await backupCollection(cluster, archive(prefix), COLLECTION, 7, new Date('2026-12-04T02:17:00Z'));
+    const snapshot = gcs.get(written.peers[0]!.object)!;
+    gcs.put(`${prefix}${COLLECTION}/2026-12-05T02-17-00.000Z/peer-100-planted.snapshot`, snapshot.bytes, snapshot.metadata);
+    gcs.put(`${prefix}${COLLECTION}/2026-12-05T02-17-00.000Z/layout.json`, layout);
+  }
+
+  it.each([
+    ['empty', 'shape-empty/', '{}'],
+    ['without peers', 'shape-no-peers/', JSON.stringify({ collection: COLLECTION, shardCount: 2, peers: [] })],
+    ['not JSON', 'shape-not-json/', '{"peers": ['],
+    ['of 2 MiB', 'shape-huge/', `{"collection": "${'x'.repeat(2 * 1024 * 1024)}"}`],
+  ])('refuses a layout %s with RAG_BACKUP_UNVERIFIED, restoring nothing', async (_name, prefix, layout) => {
+    await plant(prefix, layout);
+    const uploads = peers.map((peer) => peer.snapshots.uploads.length);
+    await expect(restoreCollection(cluster, archive(prefix), COLLECTION)).rejects.toMatchObject({ code: 'RAG_BACKUP_UNVERIFIED', message: expect.stringContaining(`${prefix}${COLLECTION}/2026-12-05T02-17-00.000Z/layout.json`) });
+    expect(peers.map((peer) => peer.snapshots.uploads.length)).toEqual(uploads);
+  });
+});

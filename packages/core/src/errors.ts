@@ -141,7 +141,7 @@ export const errorCatalog = {
   RAG_BACKUP_UNVERIFIED: {
     status: 409,
     message:
-      'The backup was not restored: a snapshot in the bucket carries no qdrant-checksum metadata (or its layout names a missing object), so nothing shows that a backup wrote it. Restore a backup the backup job wrote, or pass --allow-unverified if you know where this one comes from.',
+      'The backup was not restored: a snapshot in the bucket carries no qdrant-checksum metadata (or its layout names a missing object, or layout.json is not a layout a backup wrote: not JSON, the wrong shape, over 1 MiB), so nothing shows that a backup wrote it. Restore a backup the backup job wrote, or pass --allow-unverified if you know where this one comes from.',
   },
   RAG_BACKUP_CHECKSUM_MISMATCH: {
     status: 409,

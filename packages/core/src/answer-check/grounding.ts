@@ -1,7 +1,7 @@
 import { passageLabel, passagesByLabel } from '../chat/citations.ts';
 import type { SearchHit } from '../domain.ts';
 import type { Bm25Language } from '../sparse/languages/bm25-languages.ts';
-import { answerSentences } from './answer-sentences.ts';
+import { answerSentences, type AnswerSentence } from './answer-sentences.ts';
 import { isDeclined } from './declines.ts';
 import { contentStems, sentenceSupport } from './sentence-support.ts';
 
@@ -60,16 +60,43 @@ interface ScoredPassage {
  * and lexical (sentence-support.ts); the labels are the prompt's ([P2]) or `source#n`.
  */
 export function checkGrounding(answer: string, passages: readonly SearchHit[], language?: Bm25Language, question?: string): Grounding {
-  const byLabel = passagesByLabel(passages);
-  const asked = question === undefined ? new Set<string>() : contentStems(question, language);
-  const scored = new Map<SearchHit, ScoredPassage>(passages.map((hit) => [hit, { label: passageLabel(hit), stems: contentStems(hit.text, language) }]));
-  const sentences = answerSentences(answer, (label) => byLabel.has(label)).map((sentence) => {
-    const cited = [...new Set(sentence.labels.flatMap((label) => (byLabel.has(label) ? [scored.get(byLabel.get(label)!)!] : [])))];
-    return { ...checkSentence(sentence.text, sentence.claim, cited, [...scored.values()], asked, language), start: sentence.start, end: sentence.end, marked: sentence.marked };
-  });
-  const counts: Record<SentenceStatus, number> = { supported: 0, miscited: 0, attributed: 0, unsupported: 0, no_claim: 0 };
-  for (const sentence of sentences) counts[sentence.status] += 1;
-  return { grounded: counts.unsupported === 0, threshold: SUPPORT_THRESHOLD, sentences, counts };
+  return new GroundingChecker(passages, language, question).check(answer);
+}
+
+/**
+ * checkGrounding for one set of passages and one question, checked again and again as a streamed answer grows
+ * (verified-stream.ts): the passages are stemmed once, and each sentence is checked once. Checking the whole
+ * text anew as each sentence settled stemmed every passage and every earlier sentence again, work that grew with
+ * the square of the answer.
+ */
+export class GroundingChecker {
+  private readonly byLabel: ReadonlyMap<string, SearchHit>;
+  private readonly asked: ReadonlySet<string>;
+  private readonly scored: ReadonlyMap<SearchHit, ScoredPassage>;
+  private readonly checks = new Map<string, Omit<SentenceCheck, 'start' | 'end' | 'marked'>>();
+
+  constructor(passages: readonly SearchHit[], private readonly language?: Bm25Language, question?: string) {
+    this.byLabel = passagesByLabel(passages);
+    this.asked = question === undefined ? new Set<string>() : contentStems(question, language);
+    this.scored = new Map(passages.map((hit) => [hit, { label: passageLabel(hit), stems: contentStems(hit.text, language) }]));
+  }
+
+  check(answer: string): Grounding {
+    const sentences = answerSentences(answer, (label) => this.byLabel.has(label)).map((sentence) => ({ ...this.checkOnce(sentence), start: sentence.start, end: sentence.end, marked: sentence.marked }));
+    const counts: Record<SentenceStatus, number> = { supported: 0, miscited: 0, attributed: 0, unsupported: 0, no_claim: 0 };
+    for (const sentence of sentences) counts[sentence.status] += 1;
+    return { grounded: counts.unsupported === 0, threshold: SUPPORT_THRESHOLD, sentences, counts };
+  }
+
+  private checkOnce(sentence: AnswerSentence): Omit<SentenceCheck, 'start' | 'end' | 'marked'> {
+    const key = JSON.stringify([sentence.text, sentence.claim, sentence.labels]);
+    const known = this.checks.get(key);
+    if (known) return known;
+    const cited = [...new Set(sentence.labels.flatMap((label) => (this.byLabel.has(label) ? [this.scored.get(this.byLabel.get(label)!)!] : [])))];
+    const checked = checkSentence(sentence.text, sentence.claim, cited, [...this.scored.values()], this.asked, this.language);
+    this.checks.set(key, checked);
+    return checked;
+  }
 }
 
 function checkSentence(text: string, claim: string, cited: ScoredPassage[], all: ScoredPassage[], asked: ReadonlySet<string>, language?: Bm25Language): Omit<SentenceCheck, 'start' | 'end' | 'marked'> {

@@ -2,8 +2,13 @@ import { passagesByLabel, rewritePromptLabels } from '../chat/citations.ts';
 import type { SearchHit } from '../domain.ts';
 import type { Bm25Language } from '../sparse/languages/bm25-languages.ts';
 import { answerSentences } from './answer-sentences.ts';
-import { checkGrounding } from './grounding.ts';
+import { GroundingChecker } from './grounding.ts';
 import { verifyAnswer, type UnsupportedClaims } from './verified-answer.ts';
+
+/** What a sentence break follows (UAX #29: a sentence terminator, or a paragraph separator). */
+const MAY_END_SENTENCE = /[\p{Sentence_Terminal}\n\r\u0085\u2028\u2029]/u;
+/** What may stand between a terminator and the break (UAX #29's Close: brackets and quotes, a citation's `]` too). */
+const MAY_CLOSE_SENTENCE = /[\p{Sentence_Terminal}\p{Ps}\p{Pe}\p{Pi}\p{Pf}"']/u;
 
 /**
  * A streamed answer verified sentence by sentence: a sentence is sent once the next one has begun (so
@@ -13,17 +18,25 @@ import { verifyAnswer, type UnsupportedClaims } from './verified-answer.ts';
  */
 export class VerifiedStream {
   private readonly byLabel: ReadonlyMap<string, SearchHit>;
+  private readonly grounding: GroundingChecker;
   private modelText = '';
   private settledEnd = 0;
   private sent = '';
+  /**
+   * A sentence can have begun since the last look: a terminator or a line break arrived since (Unicode's sentence
+   * breaks follow one, UAX #29), the text ended in one or in what may follow one (a quote, a citation), or a
+   * citation was still arriving. Otherwise the last sentence's start is the same.
+   */
+  private boundaryPending = false;
 
   constructor(
-    private readonly passages: readonly SearchHit[],
+    passages: readonly SearchHit[],
     private readonly unsupportedClaims: UnsupportedClaims,
-    private readonly language: Bm25Language | undefined,
-    private readonly question?: string | undefined,
+    language: Bm25Language | undefined,
+    question?: string | undefined,
   ) {
     this.byLabel = passagesByLabel(passages);
+    this.grounding = new GroundingChecker(passages, language, question);
   }
 
   /** The model's text so far. */
@@ -34,11 +47,14 @@ export class VerifiedStream {
   /** The verified text that can be sent now; may be empty. */
   push(token: string): string {
     this.modelText += token;
+    if (MAY_END_SENTENCE.test(token)) this.boundaryPending = true;
+    // Segmenting the whole text at every token was work that grew with the square of the answer.
+    if (!this.boundaryPending || !/\S/.test(token)) return '';
     const settledEnd = this.lastSentenceStart();
     if (settledEnd <= this.settledEnd) return '';
     this.settledEnd = settledEnd;
     const prefix = this.modelText.slice(0, settledEnd);
-    const grounding = checkGrounding(prefix, this.passages, this.language, this.question);
+    const grounding = this.grounding.check(prefix);
     const { supported, attributed, miscited } = grounding.counts;
     if (supported + attributed + miscited === 0) return '';
     // The space after the sentence goes with the next one: a sentence left out after it would take it away.
@@ -62,7 +78,9 @@ export class VerifiedStream {
     const sentences = answerSentences(this.modelText, this.isKnown);
     const last = sentences.at(-1);
     // A last piece opening with a bracket may be the previous sentence's citation, still arriving.
-    if (sentences.length < 2 || last!.text.startsWith('[')) return this.settledEnd;
+    const citationArriving = last?.text.startsWith('[') ?? false;
+    this.boundaryPending = citationArriving || MAY_CLOSE_SENTENCE.test(this.modelText.trimEnd().at(-1) ?? '');
+    if (sentences.length < 2 || citationArriving) return this.settledEnd;
     return last!.start;
   }
 

@@ -8,8 +8,12 @@ import type { ChatStreamEvent } from './chat-model.ts';
  */
 export const MAX_ANSWER_CHARS = 6_000;
 
-/** Asked of the gateway with every answer (OpenAI's `max_tokens`), so that a model running on stops generating too. */
-export const MAX_ANSWER_TOKENS = 1_536;
+/**
+ * Asked of the gateway with every answer (OpenAI's `max_tokens`), so that a model running on stops generating too.
+ * Far above MAX_ANSWER_CHARS' 1,500-odd tokens: a reasoning model's thinking (Qwen3's, which vLLM's reasoning parser
+ * sends apart from the answer) counts against it as well.
+ */
+export const MAX_ANSWER_TOKENS = 4_096;
 
 /** The reply's first MAX_ANSWER_CHARS characters. */
 export function cutAnswer(text: string): string {

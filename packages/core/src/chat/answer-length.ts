@@ -8,13 +8,6 @@ import type { ChatStreamEvent } from './chat-model.ts';
  */
 export const MAX_ANSWER_CHARS = 6_000;
 
-/**
- * Asked of the gateway with every answer (OpenAI's `max_tokens`), so that a model running on stops generating too.
- * Far above MAX_ANSWER_CHARS' 1,500-odd tokens: a reasoning model's thinking (Qwen3's, which vLLM's reasoning parser
- * sends apart from the answer) counts against it as well.
- */
-export const MAX_ANSWER_TOKENS = 4_096;
-
 /** The reply's first MAX_ANSWER_CHARS characters. */
 export function cutAnswer(text: string): string {
   return prefix(text, MAX_ANSWER_CHARS);
@@ -22,7 +15,9 @@ export function cutAnswer(text: string): string {
 
 /**
  * The stream's events until its tokens reach MAX_ANSWER_CHARS, the last one cut there; the rest is not read (leaving
- * the loop cancels the gateway's body, which closes the connection, and llama-server stops generating).
+ * the loop cancels the gateway's body, which closes the connection, and llama-server and vLLM stop generating). No
+ * `max_tokens` is asked: it would change every answer request, and with it every key of eval's answer cache
+ * (eval/src/cached-chat-model.ts), and a reasoning model's thinking counts against it.
  */
 export async function* boundedAnswerStream(events: AsyncIterable<ChatStreamEvent>): AsyncGenerator<ChatStreamEvent> {
   let read = 0;

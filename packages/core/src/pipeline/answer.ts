@@ -1,7 +1,7 @@
 import { checkGrounding, type Grounding } from '../answer-check/grounding.ts';
 import { droppedNotice, verifyAnswer, type UnsupportedClaims } from '../answer-check/verified-answer.ts';
 import { VerifiedStream } from '../answer-check/verified-stream.ts';
-import { boundedAnswerStream, cutAnswer, MAX_ANSWER_TOKENS } from '../chat/answer-length.ts';
+import { boundedAnswerStream, cutAnswer } from '../chat/answer-length.ts';
 import type { ChatMessage, ChatModel, CompletionOptions, TokenUsage } from '../chat/chat-model.ts';
 import { passagesByLabel, resolveCitations, rewritePromptLabels, toCitation, type Citation } from '../chat/citations.ts';
 import { extractiveAnswerWithSources, NOT_COVERED_ANSWER } from '../chat/extractive.ts';
@@ -166,8 +166,8 @@ export class Answerer {
     return (await this.options.structuredOutput?.enabled()) ?? false;
   }
 
-  private completionOptions(structured: boolean, passages: readonly SearchHit[]): CompletionOptions {
-    return { maxTokens: MAX_ANSWER_TOKENS, ...(structured ? { responseFormat: structuredAnswerFormat(passages.length) } : {}) };
+  private completionOptions(structured: boolean, passages: readonly SearchHit[]): CompletionOptions | undefined {
+    return structured ? { responseFormat: structuredAnswerFormat(passages.length) } : undefined;
   }
 
   /**

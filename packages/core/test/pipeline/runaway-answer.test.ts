@@ -1,13 +1,13 @@
 /**
  * Issue 43 item 6: a model that runs on (or a hostile gateway) was read to its end, and every settled sentence of a
  * streamed answer re-checked the whole text before it: 16,000 characters in 4-character tokens held the event loop
- * 5 s, quadratic beyond. An answer now reads at most MAX_ANSWER_CHARS and asks the gateway for MAX_ANSWER_TOKENS.
+ * 5 s, quadratic beyond. An answer now reads at most MAX_ANSWER_CHARS of the reply.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_ANSWER_CHARS, MAX_ANSWER_TOKENS } from '../../src/chat/answer-length.ts';
+import { MAX_ANSWER_CHARS } from '../../src/chat/answer-length.ts';
 import type { ChatCompletion, ChatMessage, ChatModel, ChatStreamEvent, CompletionOptions } from '../../src/chat/chat-model.ts';
 import { chunkId } from '../../src/chunking/chunk-id.ts';
 import { Answerer } from '../../src/pipeline/answer.ts';
@@ -24,15 +24,12 @@ const PULL_LIMIT = MAX_ANSWER_CHARS + 4_000;
 class RunawayModel implements ChatModel {
   readonly modelId = 'runaway';
   pulled = 0;
-  options: CompletionOptions | undefined;
 
-  async complete(_messages: ChatMessage[], _signal?: AbortSignal, options?: CompletionOptions): Promise<ChatCompletion> {
-    this.options = options;
+  async complete(_messages: ChatMessage[], _signal?: AbortSignal, _options?: CompletionOptions): Promise<ChatCompletion> {
     return { content: SENTENCE.repeat(5_000) };
   }
 
-  async *stream(_messages: ChatMessage[], _signal?: AbortSignal, options?: CompletionOptions): AsyncIterable<ChatStreamEvent> {
-    this.options = options;
+  async *stream(_messages: ChatMessage[], _signal?: AbortSignal, _options?: CompletionOptions): AsyncIterable<ChatStreamEvent> {
     const text = SENTENCE.repeat(Math.ceil(PULL_LIMIT / SENTENCE.length));
     for (; this.pulled < PULL_LIMIT; this.pulled += 4) yield { type: 'token', text: text.slice(this.pulled, this.pulled + 4) };
     throw new Error(`read ${this.pulled} characters of a runaway answer`);
@@ -59,21 +56,19 @@ afterEach(async () => {
 const answerer = (chatModel: ChatModel) => new Answerer({ retriever: new Retriever({ store, rerankCandidates: 50, telemetry }), chatModel, telemetry });
 
 describe('a model that runs on', () => {
-  it('is read up to MAX_ANSWER_CHARS when streamed, and asked for at most MAX_ANSWER_TOKENS', async () => {
+  it('is read up to MAX_ANSWER_CHARS when streamed, the rest left unread', async () => {
     const model = new RunawayModel();
     let shown = '';
     for await (const event of answerer(model).stream('How long are snapshots kept?', 1, [])) {
       if (event.type === 'token') shown += event.text;
     }
     expect(model.pulled).toBeLessThanOrEqual(MAX_ANSWER_CHARS);
-    expect(model.options?.maxTokens).toBe(MAX_ANSWER_TOKENS);
     expect(shown.startsWith('Snapshots are kept for 35 days [backups.md#0].')).toBe(true);
   }, 30_000);
 
   it('is answered from its first MAX_ANSWER_CHARS characters when not streamed', async () => {
     const model = new RunawayModel();
     const answer = await answerer(model).answer('How long are snapshots kept?', 1, []);
-    expect(model.options?.maxTokens).toBe(MAX_ANSWER_TOKENS);
     expect(answer.grounding!.sentences.length).toBeLessThanOrEqual(Math.ceil(MAX_ANSWER_CHARS / SENTENCE.length));
   }, 30_000);
 });

@@ -1,4 +1,4 @@
-import type { ConversationTurn } from '@rag/core';
+import type { ChatModel, ConversationTurn, FollowUpSearch as FollowUpSearchSetting } from '@rag/core';
 
 /** What the runner needs from a retrieval system, whether it is reached over HTTP or built in process. */
 
@@ -35,7 +35,8 @@ export interface FollowUpSearch {
 
 /** A backend that can search a follow-up as the product does (the conversation runner's). */
 export interface ConversationBackend extends EvalBackend {
-  searchFollowUp(question: string, earlier: readonly ConversationTurn[], k: number): Promise<FollowUpSearch>;
+  /** Without `gateway`, as without a gateway; with one, condensed by its model and searched as FOLLOW_UP_SEARCH says. */
+  searchFollowUp(question: string, earlier: readonly ConversationTurn[], k: number, gateway?: { chatModel: ChatModel; followUpSearch: FollowUpSearchSetting }): Promise<FollowUpSearch>;
 }
 
 /** /search refuses k above 50; the golden-set runner reads this deep. */

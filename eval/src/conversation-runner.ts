@@ -1,14 +1,17 @@
-import { searchQueryFor, Telemetry, turnsFromHistory, type ChatModel, type ConversationTurn } from '@rag/core';
+import { Telemetry, turnsFromHistory, type ChatModel, type ConversationTurn } from '@rag/core';
 import { SEARCH_DEPTH, type ConversationBackend, type EvalBackend, type EvalPassage } from './backend.ts';
 import type { ConversationSet, GoldenConversation } from './conversation-set.ts';
 import { firstHitRank, rankMetrics, type RankMetrics } from './metrics.ts';
 import { ScriptedCondenser } from './scripted-condenser.ts';
 
-/** How a follow-up is searched for: on its own words, LLM-free with its history, or condensed by the scripted gateway. */
-export const CONVERSATION_MODES = ['without history', 'LLM-free (expanded)', 'scripted gateway (condensed)'] as const;
+/**
+ * How a follow-up is searched for: on its own words, LLM-free with its history, or condensed by the scripted gateway,
+ * alone (FOLLOW_UP_SEARCH=condensed) or fused with the LLM-free search (fused, the default).
+ */
+export const CONVERSATION_MODES = ['without history', 'LLM-free (expanded)', 'scripted gateway (condensed)', 'scripted gateway (fused)'] as const;
 /** With a real model behind the gateway (GATEWAY_URL or --serve): its own condensation, the product's condense prompt. */
-export const REAL_CONDENSER_MODE = 'model (condensed)';
-export type ConversationMode = (typeof CONVERSATION_MODES)[number] | typeof REAL_CONDENSER_MODE;
+export const REAL_CONDENSER_MODES = ['model (condensed)', 'model (fused)'] as const;
+export type ConversationMode = (typeof CONVERSATION_MODES)[number] | (typeof REAL_CONDENSER_MODES)[number];
 
 /** The mode CI gates on: the embedded default has no gateway. */
 export const GATED_MODE: ConversationMode = 'LLM-free (expanded)';
@@ -49,10 +52,9 @@ export interface ConversationResult {
 async function searchFor(mode: ConversationMode, entry: GoldenConversation, earlier: ConversationTurn[], backend: ConversationBackend, condensers: Condensers, telemetry: Telemetry): Promise<ModeSearch & { passages: EvalPassage[] }> {
   if (mode === 'without history') return { query: entry.followUp, passages: await backend.search(entry.followUp, SEARCH_DEPTH) };
   if (mode === GATED_MODE) return backend.searchFollowUp(entry.followUp, earlier, SEARCH_DEPTH);
-  const chatModel = mode === 'scripted gateway (condensed)' ? condensers.scripted : condensers.model;
-  // A CPU model condenses in seconds to tens of seconds: the eval waits for it (the service's CONDENSE_TIMEOUT_MS would fall back).
-  const search = await searchQueryFor(entry.followUp, earlier, { chatModel, telemetry, condenseTimeoutMs: mode === REAL_CONDENSER_MODE ? 600_000 : undefined });
-  return { query: search.text, passages: await backend.search(search.text, SEARCH_DEPTH) };
+  const chatModel = mode.startsWith('scripted gateway') ? condensers.scripted : condensers.model!;
+  const { query, passages } = await backend.searchFollowUp(entry.followUp, earlier, SEARCH_DEPTH, { chatModel, followUpSearch: mode.endsWith('(fused)') ? 'fused' : 'condensed' });
+  return { query, passages };
 }
 
 /**
@@ -88,7 +90,7 @@ async function runOne(entry: GoldenConversation, backend: ConversationBackend, c
 /** Every follow-up in every mode, one at a time; the gate applies to the LLM-free mode. */
 export async function runConversationSet(set: ConversationSet, backend: ConversationBackend, model?: ChatModel): Promise<ConversationResult> {
   const condensers = { scripted: new ScriptedCondenser(new Map(set.conversations.map((entry) => [entry.followUp, entry.standalone]))), model };
-  const modeList: ConversationMode[] = [...CONVERSATION_MODES, ...(model ? [REAL_CONDENSER_MODE as ConversationMode] : [])];
+  const modeList: ConversationMode[] = [...CONVERSATION_MODES, ...(model ? REAL_CONDENSER_MODES : [])];
   const telemetry = new Telemetry();
   try {
     const conversations: ConversationOutcome[] = [];

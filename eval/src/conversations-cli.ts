@@ -15,10 +15,12 @@ const USAGE = `Usage:
   pnpm eval:conversations --conversations eval/golden/<set>.yaml [--report-dir eval/reports] [--serve <model> [--threads N]]
 
 Ingests the set's corpus into a temporary index (the adapters the environment configures) and searches each
-follow-up three ways: on its own words, LLM-free with its history (the embedded default), and condensed by a
-scripted gateway that answers each condense call with the set's \`standalone\` query. Exit 1 when the LLM-free
+follow-up four ways: on its own words, LLM-free with its history (the embedded default), and condensed by a
+scripted gateway that answers each condense call with the set's \`standalone\` query, searched alone
+(FOLLOW_UP_SEARCH=condensed) and fused with the LLM-free search (fused, the default). Exit 1 when the LLM-free
 mode falls below the set's gate. With GATEWAY_URL, or --serve a model of pnpm models:fetch (llama-server,
-2 threads by default), a fourth mode condenses each follow-up with that model (its replies cached in .cache/answers).`;
+2 threads by default), two more modes condense each follow-up with that model, alone and fused (its replies cached
+in .cache/answers).`;
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Answerer, type ConversationTurn, chunkMarkdown, chunkOptionsOf, contextualText, createChunkContexts, NO_CONTEXT, type ChunkContexts, type ChatModel, createChatModel, createEmbedder, createStructuredOutput, createReranker, createStore, encodeDocument, fusionOf, ingest, PUBLIC_ONLY, RagError, Retriever, Telemetry, type Config, type Embedder, type IndexedChunk, type Logger, type RrfParameters, type SearchHit, type VectorStore } from '@rag/core';
+import { Answerer, type ConversationTurn, chunkMarkdown, chunkOptionsOf, contextualText, createChunkContexts, NO_CONTEXT, type ChunkContexts, type ChatModel, createChatModel, createEmbedder, createStructuredOutput, createReranker, createStore, encodeDocument, fusionOf, ingest, PUBLIC_ONLY, RagError, Retriever, Telemetry, type Config, type Embedder, type IndexedChunk, type Logger, type RrfParameters, type FollowUpSearch as FollowUpSearchSetting, type SearchHit, type VectorStore } from '@rag/core';
 import { createConverters, LocalDirectorySource } from '@rag/core/ingestion';
 import type { ChatReply, ConversationBackend, EvalBackend, EvalPassage, FollowUpSearch } from './backend.ts';
 import { CachedEmbedder } from './embedding-cache.ts';
@@ -54,7 +54,7 @@ export class EmbeddedIndex implements ConversationBackend {
       // Always 'fail', whatever RERANK_FALLBACK says: a report of the reranked pipeline must not hold fused rankings.
       const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, rerankFallback: 'fail', telemetry, fusion: fusionOf(config) });
       const chatModel = options.chatModel ?? createChatModel(config);
-      const answerer = new Answerer({ retriever, chatModel, minScore: config.RAG_MIN_SCORE, condenseTimeoutMs: config.CONDENSE_TIMEOUT_MS, unsupportedClaims: config.UNSUPPORTED_CLAIMS, suspectPassages: config.SUSPECT_PASSAGES, structuredOutput: createStructuredOutput(config, chatModel), promptPassageChars: config.PROMPT_PASSAGE_CHARS, telemetry });
+      const answerer = new Answerer({ retriever, chatModel, minScore: config.RAG_MIN_SCORE, condenseTimeoutMs: config.CONDENSE_TIMEOUT_MS, unsupportedClaims: config.UNSUPPORTED_CLAIMS, suspectPassages: config.SUSPECT_PASSAGES, followUpSearch: config.FOLLOW_UP_SEARCH, structuredOutput: createStructuredOutput(config, chatModel), promptPassageChars: config.PROMPT_PASSAGE_CHARS, telemetry });
       return new EmbeddedIndex(config, dataDir, store, embedder, retriever, answerer, telemetry, logger, contexts);
     } catch (error) {
       // Nobody gets an index to close: release what was made (a model that failed to load, a bad EMBED_URL).
@@ -129,9 +129,13 @@ export class EmbeddedIndex implements ConversationBackend {
     return (await this.retriever.search(query, k, PUBLIC_ONLY)).map(toPassage);
   }
 
-  /** A follow-up searched as an anonymous /chat without a gateway searches it (Answerer.retrieveFor). */
-  async searchFollowUp(question: string, earlier: readonly ConversationTurn[], k: number): Promise<FollowUpSearch> {
-    const { search, retrieval, topic } = await this.llmFreeAnswerer.retrieveFor(question, k, PUBLIC_ONLY, undefined, earlier);
+  /**
+   * A follow-up searched as an anonymous /chat searches it (Answerer.retrieveFor): without a gateway, or with one whose
+   * model condenses it (a CPU model takes tens of seconds: the eval waits, where the service's CONDENSE_TIMEOUT_MS falls back).
+   */
+  async searchFollowUp(question: string, earlier: readonly ConversationTurn[], k: number, gateway?: { chatModel: ChatModel; followUpSearch: FollowUpSearchSetting }): Promise<FollowUpSearch> {
+    const answerer = gateway ? new Answerer({ retriever: this.retriever, chatModel: gateway.chatModel, followUpSearch: gateway.followUpSearch, condenseTimeoutMs: 600_000, telemetry: this.telemetry }) : this.llmFreeAnswerer;
+    const { search, retrieval, topic } = await answerer.retrieveFor(question, k, PUBLIC_ONLY, undefined, earlier);
     return { query: search.text, topicSources: topic?.sources ?? [], passages: retrieval.hits.map(toPassage) };
   }
 

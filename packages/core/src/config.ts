@@ -86,6 +86,8 @@ export const configSchema = z
     GATEWAY_TIMEOUT_MS: integer(1, 3_600_000).default(300_000),
     /** How long condensing a follow-up may take before the LLM-free query is used (a CPU-tier model needs tens of seconds). */
     CONDENSE_TIMEOUT_MS: integer(1, 600_000).default(8_000),
+    /** A follow-up the gateway condensed: searched as condensed, fused with its LLM-free expansion (fused) or alone (condensed). */
+    FOLLOW_UP_SEARCH: z.enum(['fused', 'condensed']).default('fused'),
     /** Answers as JSON sentences with their passages' labels: auto when a start-up canary proves the gateway honours a JSON schema. */
     GATEWAY_STRUCTURED: z.enum(['auto', 'json_schema', 'off']).default('auto'),
     /** A generated sentence no passage supports: shown with a mark (mark) or left out with a notice (drop). */

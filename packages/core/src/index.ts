@@ -21,6 +21,7 @@ export { createDocumentOrigin } from './documents/create-document-origin.ts';
 export { CONDENSE_PROMPT_VERSION, condenseMessages, condensedQuery } from './conversation/condense.ts';
 export { expandFollowUp, MAX_SEARCH_QUERY_CHARS } from './conversation/expand-follow-up.ts';
 export { searchQueryFor, type SearchQuery, type SearchQueryMethod } from './conversation/search-query.ts';
+export { fuseFollowUpLegs, type FollowUpSearch } from './conversation/fused-follow-up.ts';
 export * from './chat/citations.ts';
 export { checkGrounding, claimStems, MIN_CLAIM_STEMS, SUPPORT_THRESHOLD, type Grounding, type SentenceCheck, type SentenceStatus } from './answer-check/grounding.ts';
 export { answerSentences, type AnswerSentence } from './answer-check/answer-sentences.ts';

@@ -47,7 +47,7 @@ async function main(config: Config, logger: Logger): Promise<void> {
   const storeGate = new StoreGate(store, embedder);
   const opened = await openAtStartup(storeGate, logger);
   const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, rerankFallback: config.RERANK_FALLBACK, telemetry, logger, fusion: fusionOf(config) });
-  const answerer = new Answerer({ retriever, chatModel, minScore: config.RAG_MIN_SCORE, condenseTimeoutMs: config.CONDENSE_TIMEOUT_MS, unsupportedClaims: config.UNSUPPORTED_CLAIMS, suspectPassages: config.SUSPECT_PASSAGES, structuredOutput, promptPassageChars: config.PROMPT_PASSAGE_CHARS, telemetry, logger });
+  const answerer = new Answerer({ retriever, chatModel, minScore: config.RAG_MIN_SCORE, condenseTimeoutMs: config.CONDENSE_TIMEOUT_MS, unsupportedClaims: config.UNSUPPORTED_CLAIMS, suspectPassages: config.SUSPECT_PASSAGES, followUpSearch: config.FOLLOW_UP_SEARCH, structuredOutput, promptPassageChars: config.PROMPT_PASSAGE_CHARS, telemetry, logger });
   const checks = readinessChecks({ gate: storeGate, store, embedder, embedActivity, reranker, chatModel });
   const shutdown = new GracefulShutdown({
     timeoutMs: config.SHUTDOWN_TIMEOUT_MS,

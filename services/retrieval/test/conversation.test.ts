@@ -160,3 +160,34 @@ describe('follow-ups with a gateway (condensed)', () => {
     }
   });
 });
+
+/**
+ * A small model's condensation can name the wrong topic (eval/reports/conversations-*-qwen2.5-coder-1.5b-instruct.md):
+ * fused with the LLM-free search (FOLLOW_UP_SEARCH=fused, the default), the follow-up still finds its page.
+ */
+describe.each([
+  ['fused', 'backups.md'],
+  ['condensed', 'onboarding.md'],
+] as const)('a wrong condensation, FOLLOW_UP_SEARCH=%s', (followUpSearch, firstSource) => {
+  let stack: TestStack;
+  let gateway: FakeServer;
+  const script = new CondensingGateway();
+  beforeAll(async () => {
+    script.condensed = 'how many days a week can I work from home';
+    gateway = await startFakeServer(script.handle);
+    stack = await startTestStack({ chatModel: new OpenAiGatewayChatModel({ url: gateway.url, retries: 0 }), followUpSearch });
+  });
+  afterAll(async () => {
+    await stack.close();
+    await closeFakeServers();
+  });
+
+  it(`answers from ${firstSource} first`, async () => {
+    const { status, body } = await postJson(stack.baseUrl, '/chat', { query: FOLLOW_UP, history: [EARLIER] });
+    expect(status).toBe(200);
+    expect(body.search_query).toBe(script.condensed);
+    expect(body.citations[0]).toMatchObject({ source: firstSource });
+    const sources = (await postJson(stack.baseUrl, '/chat', { query: FOLLOW_UP, history: [EARLIER] })).body.citations.map((citation: { source: string }) => citation.source);
+    expect(sources.includes('backups.md')).toBe(followUpSearch === 'fused');
+  });
+});

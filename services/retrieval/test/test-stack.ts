@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Answerer, createLogger, ingest, PassageReader, Retriever, Telemetry, type ChatModel, type DocumentOrigin, type Embedder, type IngestSummary, type Logger, type Reranker, type StructuredOutput, type SuspectPassages, type UnsupportedClaims, type VectorStore } from '@rag/core';
+import { Answerer, createLogger, ingest, PassageReader, Retriever, Telemetry, type ChatModel, type DocumentOrigin, type Embedder, type IngestSummary, type Logger, type Reranker, type FollowUpSearch, type StructuredOutput, type SuspectPassages, type UnsupportedClaims, type VectorStore } from '@rag/core';
 import { ConverterRegistry, LocalDirectorySource, MarkdownPassthrough, type Converter } from '@rag/core/ingestion';
 import { LanceDbStore } from '@rag/core/embedded';
 import type { FastifyInstance } from 'fastify';
@@ -67,6 +67,8 @@ export async function startTestStack(options: {
   promptPassageChars?: number;
   /** SUSPECT_PASSAGES; default withhold. */
   suspectPassages?: SuspectPassages;
+  /** FOLLOW_UP_SEARCH; default fused. */
+  followUpSearch?: FollowUpSearch;
 } = {}): Promise<TestStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rag-test-'));
   const logger = options.logger ?? createLogger('silent');
@@ -75,7 +77,7 @@ export async function startTestStack(options: {
   await store.open(options.embedder ? await options.embedder.describe() : null);
   const ingestSummary = await ingestFolder(options.folder ?? handbookFolder, store, options.embedder, logger, options.converters);
   const retriever = new Retriever({ store, embedder: options.embedder, reranker: options.reranker, rerankCandidates: 50, telemetry });
-  const answerer = new Answerer({ retriever, chatModel: options.chatModel, minScore: options.minScore, unsupportedClaims: options.unsupportedClaims, structuredOutput: options.structuredOutput, promptPassageChars: options.promptPassageChars, suspectPassages: options.suspectPassages, telemetry });
+  const answerer = new Answerer({ retriever, chatModel: options.chatModel, minScore: options.minScore, unsupportedClaims: options.unsupportedClaims, structuredOutput: options.structuredOutput, promptPassageChars: options.promptPassageChars, suspectPassages: options.suspectPassages, followUpSearch: options.followUpSearch, telemetry });
   const app = buildApp({
     retriever,
     answerer,

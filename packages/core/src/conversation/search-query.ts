@@ -12,6 +12,8 @@ export type SearchQueryMethod = 'question' | 'condensed' | 'expanded';
 export interface SearchQuery {
   text: string;
   method: SearchQueryMethod;
+  /** A condensed follow-up's LLM-free expansion, searched beside it when FOLLOW_UP_SEARCH=fused (pipeline/answer.ts). */
+  expanded?: string;
 }
 
 export interface SearchQueryOptions {
@@ -38,7 +40,7 @@ export async function searchQueryFor(question: string, earlier: readonly Convers
     const text = await condense(options.chatModel, question, earlier, options, signal);
     if (text === undefined) throw new Error('the gateway replied without a query');
     options.telemetry.recordFollowUp('condensed');
-    return { text, method: 'condensed' };
+    return { text, method: 'condensed', expanded: expanded.text };
   } catch (error) {
     if (signal?.aborted) throw error;
     options.telemetry.recordFollowUp('condense_failed');

@@ -14,6 +14,7 @@ import { withholdSuspectPassages, type SuspectPassages, type WithheldPassage } f
 import { withEarlierTurns, type ConversationTurn } from '../conversation/conversation.ts';
 import { searchQueryFor, type SearchQuery } from '../conversation/search-query.ts';
 import { previousSearchText, TOPIC_PASSAGES_READ, topicSources, type TopicLeg } from '../conversation/topic-leg.ts';
+import { fuseFollowUpLegs, type FollowUpSearch } from '../conversation/fused-follow-up.ts';
 import type { SearchHit } from '../domain.ts';
 import type { Logger } from '../logger.ts';
 import { timed, type Telemetry } from '../telemetry.ts';
@@ -62,6 +63,8 @@ export interface AnswererOptions {
   promptPassageChars?: number | undefined;
   /** SUSPECT_PASSAGES: passages written to the model are withheld from the answer (the default) or answered from. */
   suspectPassages?: SuspectPassages | undefined;
+  /** FOLLOW_UP_SEARCH: a condensed follow-up fused with its LLM-free expansion (the default) or searched alone. */
+  followUpSearch?: FollowUpSearch | undefined;
 }
 
 /**
@@ -171,13 +174,26 @@ export class Answerer {
   }
 
   /**
-   * What /chat answers from, before relevance is judged: the question's passages, or a follow-up's, searched with
-   * its condensed query, or LLM-free with its expanded query beside its topic leg (conversation/topic-leg.ts).
+   * What /chat answers from, before relevance is judged: the question's passages, or a follow-up's: LLM-free, its
+   * expanded query beside its topic leg (conversation/topic-leg.ts); condensed by the gateway, that query's passages
+   * fused with the LLM-free ones (FOLLOW_UP_SEARCH=fused, conversation/fused-follow-up.ts) or alone. `rankScored`: the
+   * hits carry a fused rank score, not the score RAG_MIN_SCORE was set for.
    */
-  async retrieveFor(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, earlier: readonly ConversationTurn[] = [], controls: SearchControls = {}): Promise<{ search: SearchQuery; retrieval: Retrieval; topic: TopicLeg | undefined }> {
+  async retrieveFor(question: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, earlier: readonly ConversationTurn[] = [], controls: SearchControls = {}): Promise<{ search: SearchQuery; retrieval: Retrieval; topic: TopicLeg | undefined; rankScored: boolean }> {
     const search = await searchQueryFor(question, earlier, this.options, signal);
-    const topic = search.method === 'expanded' ? await this.topicLeg(question, earlier, visibleGroups, signal, controls) : undefined;
-    return { search, retrieval: await this.options.retriever.retrieve(search.text, k, visibleGroups, signal, controls, topic), topic };
+    const expandedText = search.method === 'expanded' ? search.text : this.fusesFollowUps ? search.expanded : undefined;
+    const topic = expandedText !== undefined ? await this.topicLeg(question, earlier, visibleGroups, signal, controls) : undefined;
+    const retriever = this.options.retriever;
+    if (search.method !== 'condensed' || expandedText === undefined) {
+      return { search, retrieval: await retriever.retrieve(search.text, k, visibleGroups, signal, controls, topic), topic, rankScored: topic !== undefined };
+    }
+    const [condensed, expanded] = await Promise.all([retriever.retrieve(search.text, k, visibleGroups, signal, controls), retriever.retrieve(expandedText, k, visibleGroups, signal, controls, topic)]);
+    const hits = fuseFollowUpLegs(condensed.hits, expanded.hits, retriever.fusionK).slice(0, k);
+    return { search, retrieval: { hits, reranked: condensed.reranked ?? expanded.reranked }, topic, rankScored: true };
+  }
+
+  private get fusesFollowUps(): boolean {
+    return (this.options.followUpSearch ?? 'fused') === 'fused';
   }
 
   /** The follow-up's own words, to be searched within the documents the previous question's search ranked first. */
@@ -201,10 +217,12 @@ export class Answerer {
     earlier: readonly ConversationTurn[],
     controls: SearchControls,
   ): Promise<{ search: SearchQuery; passages: SearchHit[]; reranked: boolean | undefined; withheld: WithheldPassage[] }> {
-    const { search, retrieval, topic } = await this.retrieveFor(question, k, visibleGroups, signal, earlier, controls);
+    const { search, retrieval, rankScored: fusedFollowUp } = await this.retrieveFor(question, k, visibleGroups, signal, earlier, controls);
     const best = retrieval.hits[0];
-    const rankScored = controls.freshness !== undefined || topic !== undefined;
-    const relevant = best !== undefined && this.isRelevant(search.text, best, rankScored);
+    const rankScored = controls.freshness !== undefined || fusedFollowUp;
+    // A fused follow-up's best passage may come from either leg: it is judged against the text of both.
+    const searched = search.method === 'condensed' && fusedFollowUp && search.expanded !== undefined ? [search.text, search.expanded] : [search.text];
+    const relevant = best !== undefined && searched.some((text) => this.isRelevant(text, best, rankScored));
     const { kept, withheld } = withholdSuspectPassages(relevant ? retrieval.hits : [], this.options.suspectPassages ?? 'withhold');
     return { search, passages: kept, reranked: retrieval.reranked, withheld };
   }

@@ -74,6 +74,11 @@ export class Retriever {
     return this.options.store.bm25Language;
   }
 
+  /** The RRF constant this retriever fuses with (undefined: Qdrant's), for what is fused after retrieval. */
+  get fusionK(): number | undefined {
+    return this.options.fusion?.k;
+  }
+
   async search(query: string, k: number, visibleGroups: readonly string[], signal?: AbortSignal, controls: SearchControls = {}): Promise<SearchHit[]> {
     return (await this.retrieve(query, k, visibleGroups, signal, controls)).hits;
   }

@@ -7,6 +7,7 @@ import { NOT_COVERED_ANSWER } from '../../src/chat/extractive.ts';
 import type { ChatModel } from '../../src/chat/chat-model.ts';
 import type { ConversationTurn } from '../../src/conversation/conversation.ts';
 import { fuseTopicLeg, previousSearchText, topicSources, type TopicLeg } from '../../src/conversation/topic-leg.ts';
+import type { FollowUpSearch } from '../../src/conversation/fused-follow-up.ts';
 import type { SearchHit } from '../../src/domain.ts';
 import { Answerer } from '../../src/pipeline/answer.ts';
 import { Retriever } from '../../src/pipeline/retrieve.ts';
@@ -113,12 +114,28 @@ describe('an LLM-free follow-up searched by the Answerer (real LanceDB, BM25)', 
     expect(weak.answer).toBe(NOT_COVERED_ANSWER);
   });
 
-  it('is not searched for a condensed or a first question', async () => {
+  it('is not searched for a first question, nor for a condensed one searched alone (FOLLOW_UP_SEARCH=condensed)', async () => {
     const first = await answerer().retrieveFor('Which ones go first?', 1, PUBLIC_ONLY);
     expect(first.topic).toBeUndefined();
     expect(first.search.method).toBe('question');
 
-    // A follow-up the gateway condensed: its query names the subject, no leg is searched beside it.
+    const { condensed, searched } = await condensedFollowUp('condensed');
+    expect(condensed.search).toMatchObject({ text: 'which sync waves go first', method: 'condensed' });
+    expect(condensed.topic).toBeUndefined();
+    expect(searched).toEqual([undefined]);
+  });
+
+  it('is searched beside a condensed follow-up fused with its expansion (FOLLOW_UP_SEARCH=fused, the default)', async () => {
+    const { condensed, searched } = await condensedFollowUp(undefined);
+    expect(condensed.search.text).toBe('which sync waves go first');
+    expect(condensed.topic).toBeDefined();
+    // The previous question (which finds the topic's documents), the condensed query alone, the expansion with its topic leg.
+    expect(searched).toEqual([undefined, undefined, condensed.topic]);
+    expect(condensed.rankScored).toBe(true);
+  });
+
+  /** A follow-up the gateway condenses, retrieved with every Retriever.retrieve call's topic leg recorded. */
+  async function condensedFollowUp(followUpSearch: FollowUpSearch | undefined) {
     const condenser: ChatModel = {
       modelId: 'condenser',
       complete: async () => ({ content: 'Query: which sync waves go first' }),
@@ -133,11 +150,9 @@ describe('an LLM-free follow-up searched by the Answerer (real LanceDB, BM25)', 
       searched.push(args[5]);
       return retrieve(...args);
     };
-    const condensed = await new Answerer({ retriever, chatModel: condenser, telemetry }).retrieveFor('Which ones go first?', 1, PUBLIC_ONLY, undefined, earlier);
-    expect(condensed.search).toEqual({ text: 'which sync waves go first', method: 'condensed' });
-    expect(condensed.topic).toBeUndefined();
-    expect(searched).toEqual([undefined]);
-  });
+    const condensed = await new Answerer({ retriever, chatModel: condenser, telemetry, followUpSearch }).retrieveFor('Which ones go first?', 1, PUBLIC_ONLY, undefined, earlier);
+    return { condensed, searched };
+  }
 
   it("searches the leg within the previous question's documents, never the whole collection", async () => {
     // The follow-up's own words ("first", "go") are common in getting-started.md, which the previous question

@@ -34,7 +34,7 @@ async function main(config: Config, logger: Logger): Promise<void> {
   // Opened on the first tool call that needs it, and retried by the next one while Qdrant or TEI is down.
   const storeGate = new StoreGate(store, embedder);
   const retriever = new Retriever({ store, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES, rerankFallback: config.RERANK_FALLBACK, telemetry, logger, fusion: fusionOf(config) });
-  const answerer = new Answerer({ retriever, chatModel, minScore: config.RAG_MIN_SCORE, condenseTimeoutMs: config.CONDENSE_TIMEOUT_MS, unsupportedClaims: config.UNSUPPORTED_CLAIMS, suspectPassages: config.SUSPECT_PASSAGES, structuredOutput, promptPassageChars: config.PROMPT_PASSAGE_CHARS, telemetry, logger });
+  const answerer = new Answerer({ retriever, chatModel, minScore: config.RAG_MIN_SCORE, condenseTimeoutMs: config.CONDENSE_TIMEOUT_MS, unsupportedClaims: config.UNSUPPORTED_CLAIMS, suspectPassages: config.SUSPECT_PASSAGES, followUpSearch: config.FOLLOW_UP_SEARCH, structuredOutput, promptPassageChars: config.PROMPT_PASSAGE_CHARS, telemetry, logger });
   // A local process with no API key: public documents only, as the API without RAG_AUTH_FILE.
   const server = createMcpServer({ retriever, answerer, passages: new PassageReader(store), storeGate, defaultK: config.TOP_K, visibleGroups: PUBLIC_ONLY, logger: logger as FastifyBaseLogger });
   const transport = new StdioServerTransport();

@@ -19,7 +19,7 @@ export function conversationMarkdown(result: ConversationResult, notes: string |
     '',
     '| follow-up searched | hit@1 | hit@5 | MRR |',
     '| --- | --- | --- | --- |',
-    ...result.modes.map((mode) => `| ${mode}${mode === 'model (condensed)' ? ` (${result.condenser})` : ''} | ${fixed(result.metrics[mode]!.hitAt1)} | ${fixed(result.metrics[mode]!.hitAt5)} | ${fixed(result.metrics[mode]!.mrr)} |`),
+    ...result.modes.map((mode) => `| ${mode}${mode.startsWith('model') ? ` (${result.condenser})` : ''} | ${fixed(result.metrics[mode]!.hitAt1)} | ${fixed(result.metrics[mode]!.hitAt5)} | ${fixed(result.metrics[mode]!.mrr)} |`),
     '',
     `Gate (${result.gate.mode}): hit@5 ≥ ${result.gate.minHit5}, MRR ≥ ${result.gate.minMrr}: **${result.gate.passed ? 'passed' : `failed (${result.gate.failures.join('; ')})`}**. ${result.gate.why}`,
     '',

@@ -2,6 +2,10 @@
  * Documents that try to forge a citation or give the model orders, ingested and asked about over real
  * HTTP. wiki/update.md holds a line imitating policies/leave.md's label, closes its passage with a
  * guessed fence value, opens a fake passage labelled ceo-memo.md#0 and gives orders.
+ *
+ * By default (SUSPECT_PASSAGES=withhold) such a passage never reaches the model; the last describe shows it. The
+ * others turn that filter off to prove the second line of defence: what the prompt's fences and the citation
+ * check do with a forger that reaches the model, as one the filter misses would.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -47,12 +51,12 @@ function sseEvents(text: string): Array<{ event: string; data: any }> {
   return [...text.matchAll(/^event: (\w+)\ndata: (.*)$/gm)].map((match) => ({ event: match[1]!, data: JSON.parse(match[2]!) }));
 }
 
-describe('a document forging a citation, with a language model', () => {
+describe('a document forging a citation, with a language model (SUSPECT_PASSAGES=off)', () => {
   const model = new ObedientModel();
   let stack: TestStack;
 
   beforeAll(async () => {
-    stack = await startTestStack({ folder, chatModel: model });
+    stack = await startTestStack({ folder, chatModel: model, suspectPassages: 'off' });
   });
 
   afterAll(async () => {
@@ -160,11 +164,11 @@ describe('a file whose name is written to break the prompt', () => {
   });
 });
 
-describe('a document forging a citation, answered extractively', () => {
+describe('a document forging a citation, answered extractively (SUSPECT_PASSAGES=off)', () => {
   let stack: TestStack;
 
   beforeAll(async () => {
-    stack = await startTestStack({ folder });
+    stack = await startTestStack({ folder, suspectPassages: 'off' });
   });
 
   afterAll(async () => {
@@ -182,5 +186,28 @@ describe('a document forging a citation, answered extractively', () => {
       'policies/leave.md#0',
     ]);
     expect(body).not.toHaveProperty('unknown_citations');
+  });
+});
+
+describe('a document forging a citation, under the default SUSPECT_PASSAGES=withhold', () => {
+  const model = new ObedientModel('Every employee gets 25 days of paid annual leave a year');
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ folder, chatModel: model });
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('withholds the forger: the model never reads it and the answer cites the honest passage only', async () => {
+    const { status, body } = await postJson(stack.baseUrl, '/chat', { query: QUESTION });
+    expect(status).toBe(200);
+    expect(body.withheld.map((passage: { source: string }) => passage.source)).toEqual(['wiki/update.md']);
+    const [, user] = model.prompts.at(-1)!;
+    expect(user!.content).not.toContain('wiki/update.md');
+    expect(user!.content).not.toContain('ceo-memo');
+    expect(body.citations.map((citation: { source: string; chunk_index: number }) => `${citation.source}#${citation.chunk_index}`)).toEqual(['policies/leave.md#0']);
   });
 });

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { chunkMarkdown, createChunkContexts, createLogger, isDeclined, loadConfig, OpenAiGatewayChatModel, searchQueryFor, Telemetry } from '@rag/core';
+import { chunkMarkdown, createChunkContexts, createLogger, isDeclined, loadConfig, OpenAiGatewayChatModel, searchQueryFor, Telemetry, UNSUPPORTED_MARK } from '@rag/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLlamaServer, unservableReason, type RunningServer } from '../../../scripts/llm/llama-server.ts';
 import { realComponentSkipReason, repositoryRoot } from '../../../packages/core/test/real/real-components.ts';
@@ -61,15 +61,22 @@ async function metric(server: RunningServer, name: string): Promise<number> {
 }
 
 describe.skipIf(skip)('a real model behind the gateway adapter', () => {
-  it('the 1.5B model answers a question of the seed corpus with its fact, every sentence supported by the passage that holds it', async () => {
+  it('the 1.5B model answers a question of the seed corpus with its fact, cited to the passage that holds it; a sentence no passage supports is shown marked', async () => {
     const { status, body } = await postJson(capableStack.baseUrl, '/chat', { query: 'Which address range do pods get inside the subnet?' });
     expect(status).toBe(200);
     expect(body.mode).toBe('llm');
     expect(body.answer).toContain('10.4.0.0/14');
-    expect(body.grounding.unsupported).toBe(0);
-    const claims = body.grounding.sentences.filter((sentence: { status: string }) => sentence.status !== 'no_claim');
-    expect(claims.length).toBeGreaterThan(0);
-    for (const sentence of claims) expect(sentence.supported_by).toMatch(/^infra\/modules\/network\/README\.md#\d+$/);
+    const sentences: Array<{ text: string; status: string; supported_by?: string }> = body.grounding.sentences;
+    const fact = sentences.find((sentence) => sentence.text.includes('10.4.0.0/14'))!;
+    expect(['supported', 'attributed']).toContain(fact.status);
+    expect(fact.supported_by).toMatch(/^infra\/modules\/network\/README\.md#\d+$/);
+    // What the model adds around the fact varies with its wording (greedy, but the prompt moves with the chunks): it is
+    // either supported by the same page or shown marked, never unmarked.
+    for (const sentence of sentences.filter((candidate) => candidate.status !== 'no_claim' && candidate.status !== 'unsupported')) {
+      expect(sentence.supported_by).toMatch(/^infra\/modules\/network\/README\.md#\d+$/);
+    }
+    expect(body.answer.split(UNSUPPORTED_MARK).length - 1).toBe(body.grounding.unsupported);
+    for (const citation of body.citations) expect(citation.source).toBe('infra/modules/network/README.md');
     expect(body.usage.prompt_tokens).toBeGreaterThan(500);
   });
 

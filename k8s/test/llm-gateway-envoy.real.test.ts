@@ -17,7 +17,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAiGatewayChatModel } from '../../packages/core/src/chat/openai-gateway.ts';
 import type { ChatMessage, ChatStreamEvent } from '../../packages/core/src/chat/chat-model.ts';
-import { envoyMissingReason, freePort, startEnvoyWithBootstrap, type RunningEnvoy } from '../../packages/core/test/real/envoy.ts';
+import { envoyMissingReason, startEnvoyWithBootstrap, type RunningEnvoy } from '../../packages/core/test/real/envoy.ts';
+import { freePort, freePorts } from '../../packages/core/test/real/free-ports.ts';
 import { realComponentSkipReason } from '../../packages/core/test/real/real-components.ts';
 import { startLlamaServer, unservableReason, type RunningServer } from '../../scripts/llm/llama-server.ts';
 import { gatewayBootstrap, gkeLlm } from './llm-gateway.ts';
@@ -56,8 +57,8 @@ function localBootstrap(bootstrap: Manifest, llamaPort: number, ports: Record<st
 
 /** The rendered bootstrap in the real Envoy, its llm-cpu cluster at 127.0.0.1:`upstreamPort`. */
 async function startGateway(upstreamPort: number): Promise<{ envoy: RunningEnvoy; healthUrl: string }> {
-  const ports = { gateway: await freePort(), health: await freePort() };
-  const adminPort = await freePort();
+  const [gateway, health, adminPort] = (await freePorts(3, [upstreamPort])) as [number, number, number];
+  const ports = { gateway, health };
   const running = await startEnvoyWithBootstrap(localBootstrap(rendered, upstreamPort, ports, adminPort), { listenPort: ports.gateway, adminPort });
   return { envoy: running, healthUrl: `http://127.0.0.1:${ports.health}` };
 }

@@ -1,24 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RagError, type RerankScore } from '@rag/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../packages/core/test/real/free-ports.ts';
 import { postJson, startTestStack, type TestStack } from './test-stack.ts';
 
 /** A real Prometheus (Debian package) scrapes the real API: proves the exposition is what Prometheus reads. */
 const prometheusBinary = ['/usr/bin/prometheus', '/usr/local/bin/prometheus'].find((path) => existsSync(path));
 if (!prometheusBinary) console.warn('prometheus is not installed (Debian package prometheus): the real-scrape test is skipped');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Polls a Prometheus query until it returns series; bounded so that a broken setup fails, not hangs. */
 async function querySeries(prometheusUrl: string, query: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
@@ -62,7 +54,7 @@ describe.skipIf(!prometheusBinary)('a real Prometheus scraping /metrics', () => 
     workDir = await mkdtemp(join(tmpdir(), 'rag-prometheus-'));
     const target = new URL(stack.baseUrl).host;
     await writeFile(join(workDir, 'prometheus.yml'), `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: rag\n    static_configs:\n      - targets: ['${target}']\n`);
-    const port = await freePort();
+    const port = await freePort([Number(new URL(stack.baseUrl).port)]);
     prometheusUrl = `http://127.0.0.1:${port}`;
     prometheus = spawn(prometheusBinary!, [
       `--config.file=${join(workDir, 'prometheus.yml')}`,

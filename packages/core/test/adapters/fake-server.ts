@@ -72,10 +72,10 @@ export async function closeFakeServers(): Promise<void> {
 
 /**
  * A URL where nothing listens: a port under 1024 that refuses connections now. The system never hands such a port
- * out for port 0 (ephemeral ports lie above 1024), so no server another test starts meanwhile can take it; a port
- * opened and closed again could be (a server process under test once found both its "closed" store and embedder
- * answering). fetch refuses the Fetch standard's "bad ports" before connecting (undici lib/web/fetch/constants.js `badPorts`, "port
- * blocking"; undici says "bad port"), so those are skipped: the client must meet a refused connection.
+ * out for port 0 (ephemeral ports lie above 1024), so no server that a parallel test starts can take it, as it can
+ * take a port opened and closed again. Ports that fetch refuses before connecting ("bad port": undici's `badPorts`,
+ * lib/web/fetch/constants.js, the Fetch standard's port blocking) are skipped: the client must meet a refused
+ * connection.
  */
 export async function closedPortUrl(): Promise<string> {
   for (let port = 2; port < 1024; port++) {

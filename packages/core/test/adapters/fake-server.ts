@@ -4,7 +4,8 @@
  * Test files call `afterEach(closeFakeServers)`.
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { probePort } from '../real/free-ports.ts';
 
 export interface RecordedRequest {
   method: string;
@@ -70,6 +71,13 @@ export async function closeFakeServers(): Promise<void> {
   await Promise.all(closing);
 }
 
+/** Ports fetch refuses to connect to (undici's `badPorts`), those under 1024. */
+const FETCH_BAD_PORTS = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113,
+  115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556,
+  563, 587, 601, 636, 989, 990, 993, 995,
+]);
+
 /**
  * A URL where nothing listens: a port under 1024 that refuses connections now. The system never hands such a port
  * out for port 0 (ephemeral ports lie above 1024), so no server that a parallel test starts can take it, as it can
@@ -79,26 +87,9 @@ export async function closeFakeServers(): Promise<void> {
  */
 export async function closedPortUrl(): Promise<string> {
   for (let port = 2; port < 1024; port++) {
-    if (!FETCH_BAD_PORTS.has(port) && (await refuses(port))) return `http://127.0.0.1:${port}`;
+    if (!FETCH_BAD_PORTS.has(port) && (await probePort(port)) === 'ECONNREFUSED') return `http://127.0.0.1:${port}`;
   }
   throw new Error('no port under 1024 refuses connections on 127.0.0.1');
-}
-
-const FETCH_BAD_PORTS = new Set([
-  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113,
-  115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556,
-  563, 587, 601, 636, 989, 990, 993, 995,
-]);
-
-function refuses(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
-  });
 }
 
 export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

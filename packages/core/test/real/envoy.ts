@@ -31,10 +31,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePorts } from './free-ports.ts';
+import { freePorts, probePort } from './free-ports.ts';
 import { repositoryRoot } from './real-components.ts';
 
 /** The Envoy binary of the `envoy` virtual environment (scripts/python-env.sh envoy), if it is installed. */
@@ -189,20 +188,9 @@ export async function startEnvoyWithBootstrap(bootstrap: unknown, ports: { liste
   void exited.then(() => (gone = true));
   while (!gone && Date.now() < deadline) {
     const live = await fetch(`${adminUrl}/ready`, { signal: AbortSignal.timeout(2_000) }).then((response) => response.ok, () => false);
-    if (live && (await accepts(listenPort))) return { url, adminUrl, child, log: () => log, stat, stop };
+    if (live && (await probePort(listenPort)) === 'open') return { url, adminUrl, child, log: () => log, stat, stop };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await stop(1_000);
   throw new Error(`Envoy ${gone ? 'exited' : 'was not ready'} (listener ${listenPort}, admin ${adminPort}); its log:\n${log.slice(-3000)}`);
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 
 /** A listening socket on a port the system chose, and how to release it. */
 export interface HeldPort {
@@ -38,4 +38,16 @@ export async function freePorts(count: number, avoid: readonly number[] = [], ho
 export async function freePort(avoid: readonly number[] = []): Promise<number> {
   const [port] = await freePorts(1, avoid);
   return port!;
+}
+
+/** What a connection to 127.0.0.1:`port` meets now: a listener, a refusal, or another error (its code). */
+export function probePort(port: number): Promise<'open' | string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('open');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+  });
 }

@@ -9,6 +9,7 @@ export default defineConfig({
     testTimeout: 300_000,
     hookTimeout: 600_000,
     pool: 'forks',
-    poolOptions: { forks: { singleFork: true } },
+    // One file at a time: each real component (models, servers) takes the machine's two cores.
+    maxWorkers: 1,
   },
 });

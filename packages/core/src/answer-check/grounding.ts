@@ -19,7 +19,7 @@ export const MIN_CLAIM_STEMS = 2;
 const LEAD_IN = /:$/;
 
 /**
- * supported: a passage it cites supports it. miscited: it cites passages that do not, another given passage
+ * supported: a passage it cites supports it (`supporting` lists each that does). miscited: it cites passages that do not, another given passage
  * does. attributed: it cites nothing, and a given passage supports it. unsupported: no given passage does.
  * no_claim: too short to check, a lead-in ending in a colon, or it says the documents do not cover the question.
  */
@@ -30,6 +30,8 @@ export interface SentenceCheck {
   status: SentenceStatus;
   /** `source#chunk_index` of each given passage the sentence cites. */
   cited: string[];
+  /** Those of `cited` that support it on their own; a citation that does not is shown to no one (verified-answer.ts). */
+  supporting: string[];
   /** The passage that supports it best, when one reaches the threshold. */
   supportedBy?: string | undefined;
   /** The best support among the passages it cites, or among all when it cites none (0 to 1). */
@@ -102,15 +104,16 @@ export class GroundingChecker {
 function checkSentence(text: string, claim: string, cited: ScoredPassage[], all: ScoredPassage[], asked: ReadonlySet<string>, language?: Bm25Language): Omit<SentenceCheck, 'start' | 'end' | 'marked'> {
   const citedLabels = cited.map(({ label }) => label);
   const stems = claimStems(claim, asked, language);
-  if (stems === undefined) return { text, status: 'no_claim', cited: citedLabels, support: 0 };
+  if (stems === undefined) return { text, status: 'no_claim', cited: citedLabels, supporting: citedLabels, support: 0 };
+  const supporting = cited.filter((passage) => sentenceSupport(stems, passage.stems) >= SUPPORT_THRESHOLD).map(({ label }) => label);
   const bestCited = best(stems, cited);
-  if (bestCited && bestCited.support >= SUPPORT_THRESHOLD) return { text, status: 'supported', cited: citedLabels, supportedBy: bestCited.label, support: bestCited.support };
+  if (bestCited && bestCited.support >= SUPPORT_THRESHOLD) return { text, status: 'supported', cited: citedLabels, supporting, supportedBy: bestCited.label, support: bestCited.support };
   const bestOverall = best(stems, all);
   const support = cited.length > 0 ? (bestCited?.support ?? 0) : (bestOverall?.support ?? 0);
   if (bestOverall && bestOverall.support >= SUPPORT_THRESHOLD) {
-    return { text, status: cited.length > 0 ? 'miscited' : 'attributed', cited: citedLabels, supportedBy: bestOverall.label, support };
+    return { text, status: cited.length > 0 ? 'miscited' : 'attributed', cited: citedLabels, supporting, supportedBy: bestOverall.label, support };
   }
-  return { text, status: 'unsupported', cited: citedLabels, support };
+  return { text, status: 'unsupported', cited: citedLabels, supporting, support };
 }
 
 /**

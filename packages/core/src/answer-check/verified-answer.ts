@@ -22,7 +22,9 @@ export interface VerifiedAnswer {
  * - attributed (cites nothing, a passage supports it): the supporting passage is cited;
  * - miscited (its citations do not support it, another passage does): its citations are replaced by that passage;
  * - unsupported: its citations are removed, and it is marked (UNSUPPORTED_MARK) or left out;
- * - supported and no_claim sentences stay as written.
+ * - supported, citing passages that do not support it beside one that does: those citations are taken away (a
+ *   reader who opens one would find nothing of the sentence in it);
+ * - other supported sentences and no_claim ones stay as written.
  * Each citation stands where a model puts one: before the sentence's closing punctuation.
  */
 export function verifyAnswer(modelText: string, grounding: Grounding, unsupportedClaims: UnsupportedClaims, isKnown: (label: string) => boolean): VerifiedAnswer {
@@ -58,6 +60,9 @@ function verifiedSentence(written: string, check: SentenceCheck, unsupportedClai
     case 'unsupported':
       if (unsupportedClaims === 'drop') return '';
       return check.marked ? undefined : withCitation(withoutCitations(written, isKnown), UNSUPPORTED_MARK);
+    case 'supported':
+      if (check.supporting.length === check.cited.length) return undefined;
+      return withCitation(withoutCitations(written, isKnown), check.supporting.map((label) => `[${label}]`).join(''));
     default:
       return undefined;
   }

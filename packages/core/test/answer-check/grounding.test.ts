@@ -35,6 +35,11 @@ describe('grounding of an answer', () => {
     expect(grounding.sentences[0]).toMatchObject({ status: 'supported', cited: ['handbook/backups.md#2'], supportedBy: 'handbook/backups.md#2' });
   });
 
+  it('lists which of a supported sentence\'s citations support it on their own', () => {
+    const grounding = checkGrounding('Nightly database snapshots are kept for thirty days [P2][P1].', passages);
+    expect(grounding.sentences[0]).toMatchObject({ status: 'supported', cited: ['it/vpn.md#0', 'handbook/backups.md#2'], supporting: ['handbook/backups.md#2'] });
+  });
+
   it('an added fact no passage holds is unsupported, and the answer is not grounded', () => {
     const grounding = checkGrounding('Snapshots are kept thirty days [P1]. Restores are requested through the ServiceNow portal by the on-call engineer [P1].', passages);
     expect(grounding.grounded).toBe(false);

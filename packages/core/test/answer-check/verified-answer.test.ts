@@ -53,6 +53,16 @@ describe('the verified answer', () => {
     expect(shown('Older VPN clients are refused by the gateway [P1].')).toBe('Older VPN clients are refused by the gateway [it/vpn.md#0].');
   });
 
+  it('takes away a citation that does not support a sentence beside one that does, and keeps both when both do', () => {
+    expect(shown('Nightly snapshots are kept for thirty days [P1][P2].')).toBe('Nightly snapshots are kept for thirty days [handbook/backups.md#2].');
+    expect(shown('Nightly snapshots are kept for thirty days [P2, P1].')).toBe('Nightly snapshots are kept for thirty days [handbook/backups.md#2].');
+    const twice = [backups, hit('handbook/retention.md', 0, 'Nightly snapshots are kept for thirty days.')];
+    const twiceByLabel = passagesByLabel(twice);
+    const modelText = 'Nightly snapshots are kept for thirty days [P1][P2].';
+    const verified = verifyAnswer(modelText, checkGrounding(modelText, twice), 'mark', (label) => twiceByLabel.has(label));
+    expect(verified.text).toBe(modelText);
+  });
+
   it('marks a sentence no passage supports, and takes its citations away, invented ones too', () => {
     expect(shown('Snapshots are kept thirty days [P1]. The canteen serves lunch at noon [P2][made-up.md#4].')).toBe(
       `Snapshots are kept thirty days [handbook/backups.md#2]. The canteen serves lunch at noon ${UNSUPPORTED_MARK}.`,

@@ -42,7 +42,7 @@ export interface RunIngestOptions {
   onPlannedPrune?: (uri: string, points: number) => void;
   /** Stops the run (SIGTERM): see `IngestOptions.signal`; the summary comes back `interrupted`. */
   signal?: AbortSignal;
-  /** The cgroup files the container's memory limit is read from (default: v2's memory.max, then v1's); the tests give others. */
+  /** The cgroup files the container's memory limit is read from (default: those of this process's cgroups, cgroupMemoryLimitFiles); the tests give others. */
   cgroupMemoryFiles?: readonly string[];
 }
 

@@ -7,6 +7,7 @@
  * run dies on the same files, nothing after them is reached and nothing is pruned (issue 43, finding 3).
  */
 import { readFileSync } from 'node:fs';
+import { posix } from 'node:path';
 import { RagError } from '../errors.ts';
 
 /**
@@ -16,8 +17,12 @@ import { RagError } from '../errors.ts';
  */
 export const WORKER_OWN_MB = 128;
 
-/** The container's limit: cgroup v2 first, then v1. A file that is absent, says `max`, or holds v1's "no limit" is no limit. */
+/**
+ * A container's own limit, where the runtime gives it a cgroup namespace (Kubernetes, Docker): its cgroup is the
+ * root of what it sees, v2's `memory.max` or v1's `memory.limit_in_bytes`.
+ */
 export const CGROUP_MEMORY_LIMIT_FILES = ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes'] as const;
+const CGROUP_ROOT = '/sys/fs/cgroup';
 
 /** cgroup v1 writes its "no limit" as the largest page-aligned signed 64-bit value (9223372036854771712): anything past 2^60 is none. */
 const NO_LIMIT_BEYOND = 2 ** 60;
@@ -50,21 +55,52 @@ export function jobBoundMb(plan: MemoryPlan): number {
   return plan.workers * workerBoundMb(plan) + plan.mainMb;
 }
 
-/** The first of `files` that sets a limit, in MiB (rounded down); undefined when none does (no cgroup, `max`, v1's no-limit). */
-export function containerMemoryLimit(files: readonly string[] = CGROUP_MEMORY_LIMIT_FILES): ContainerLimit | undefined {
-  for (const file of files) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8').trim();
-    } catch {
-      continue;
-    }
-    if (text === 'max') return undefined;
-    const bytes = Number(text);
-    if (!/^\d+$/.test(text) || !Number.isSafeInteger(bytes) || bytes >= NO_LIMIT_BEYOND) return undefined;
-    return { mb: Math.floor(bytes / MIB), file };
+/**
+ * The limit files of the cgroups this process is in, read from /proc/self/cgroup: its own group and each one above
+ * it, for v2 (`0::/path`) and v1's memory controller (`4:memory:/path`), then CGROUP_MEMORY_LIMIT_FILES. Without
+ * a cgroup namespace (a `systemd-run --scope -p MemoryMax=2G` on a host, a sandbox) the group is a path under
+ * /sys/fs/cgroup, and a limit set on it or on a parent binds the process as much as a container's.
+ */
+export function cgroupMemoryLimitFiles(selfCgroup: string = readOrEmpty('/proc/self/cgroup'), root: string = CGROUP_ROOT): string[] {
+  const files: string[] = [];
+  for (const line of selfCgroup.split('\n')) {
+    const [, controllers, path] = /^\d+:([^:]*):(\/.*)$/.exec(line.trim()) ?? [];
+    if (path === undefined) continue;
+    if (controllers === '') files.push(...ancestors(path).map((group) => posix.join(root, group, 'memory.max')));
+    else if (controllers!.split(',').includes('memory')) files.push(...ancestors(path).map((group) => posix.join(root, 'memory', group, 'memory.limit_in_bytes')));
   }
-  return undefined;
+  return [...new Set([...files, ...CGROUP_MEMORY_LIMIT_FILES])];
+}
+
+/** `/a/b` → `/a/b`, `/a`, `/`. */
+function ancestors(path: string): string[] {
+  const groups = [posix.normalize(path)];
+  while (groups.at(-1) !== '/') groups.push(posix.dirname(groups.at(-1)!));
+  return groups;
+}
+
+function readOrEmpty(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The lowest limit `files` set, in MiB (rounded down): the one that binds. Undefined when none sets one (no cgroup,
+ * `max`, v1's no-limit, a file absent or not a number).
+ */
+export function containerMemoryLimit(files: readonly string[] = cgroupMemoryLimitFiles()): ContainerLimit | undefined {
+  let lowest: ContainerLimit | undefined;
+  for (const file of files) {
+    const text = readOrEmpty(file).trim();
+    const bytes = Number(text);
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(bytes) || bytes >= NO_LIMIT_BEYOND) continue;
+    const mb = Math.floor(bytes / MIB);
+    if (!lowest || mb < lowest.mb) lowest = { mb, file };
+  }
+  return lowest;
 }
 
 /**

@@ -40,8 +40,10 @@ const PDFJS_ERRORS_ONLY = 0;
 async function readPdf(bytes: Buffer, signal?: AbortSignal): Promise<{ pages: TextLine[][]; outline: OutlineHeading[] }> {
   let document: PdfDocument;
   try {
-    // pdf.js takes ownership of (detaches) the array it is given: hand it a copy.
-    document = await getDocumentProxy(new Uint8Array(bytes), { verbosity: PDFJS_ERRORS_ONLY });
+    // pdf.js takes ownership of (detaches) the array it is given: hand it a copy. No code compiled from a
+    // document's fonts (isEvalSupported, the path of CVE-2024-4367): unpdf 1.7.0 defaults to it, said here so
+    // that no upgrade of unpdf changes it.
+    document = await getDocumentProxy(new Uint8Array(bytes), { verbosity: PDFJS_ERRORS_ONLY, isEvalSupported: false });
   } catch (error) {
     throw unreadable(`not a readable PDF: ${reasonOf(error)}`, error);
   }

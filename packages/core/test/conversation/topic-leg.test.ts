@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { chunkId } from '../../src/chunking/chunk-id.ts';
 import { NOT_COVERED_ANSWER } from '../../src/chat/extractive.ts';
 import type { ChatModel } from '../../src/chat/chat-model.ts';
@@ -76,6 +76,12 @@ describe('an LLM-free follow-up searched by the Answerer (real LanceDB, BM25)', 
     await store.close();
     await rm(dataDir, { recursive: true, force: true });
   });
+
+  /** Read by the finance group only; a public caller's history names it to try to reach it through the leg. */
+  async function addRestrictedPlan(): Promise<void> {
+    const text = 'Sync waves of the payroll app: the ledger wave goes first, then the payslips.';
+    await store.upsert([{ id: chunkId('finance/payroll-sync.md', 0), source: 'finance/payroll-sync.md', headingPath: 'finance/payroll-sync.md', chunkIndex: 0, text, contentHash: 'h', groups: ['finance'], sparse: encodeDocument(text), ingestedAt: 'now' }]);
+  }
 
   const answerer = (minScore?: number) => new Answerer({ retriever: new Retriever({ store, rerankCandidates: 50, telemetry }), minScore, telemetry });
   const earlier = [user('What are sync waves?'), assistant('Sync waves group the resources of an app [sync-waves.md#0].')];
@@ -153,6 +159,22 @@ describe('an LLM-free follow-up searched by the Answerer (real LanceDB, BM25)', 
     const condensed = await new Answerer({ retriever, chatModel: condenser, telemetry, followUpSearch }).retrieveFor('Which ones go first?', 1, PUBLIC_ONLY, undefined, earlier);
     return { condensed, searched };
   }
+
+  it("reaches no document the caller may not read, whatever the history names: the previous search and both legs run under the caller's groups", async () => {
+    await addRestrictedPlan();
+    onTestFinished(() => store.deleteBySource('finance/payroll-sync.md'));
+    const history = [user('What are the sync waves of the payroll app?'), assistant('The ledger wave goes first [finance/payroll-sync.md#0].')];
+    const publicCaller = await answerer().retrieveFor('Which ones go first?', 5, PUBLIC_ONLY, undefined, history);
+    expect(publicCaller.topic?.sources ?? []).not.toContain('finance/payroll-sync.md');
+    expect(publicCaller.retrieval.hits.map((each) => each.source)).not.toContain('finance/payroll-sync.md');
+    // The leg itself too, handed the restricted document by name.
+    const retriever = new Retriever({ store, rerankCandidates: 50, telemetry });
+    const leg = await retriever.retrieve('Which ones go first?', 5, PUBLIC_ONLY, undefined, {}, { text: 'Which ones go first?', sources: ['finance/payroll-sync.md'] });
+    expect(leg.hits.map((each) => each.source)).not.toContain('finance/payroll-sync.md');
+    const financeCaller = await answerer().retrieveFor('Which ones go first?', 5, ['finance'], undefined, history);
+    expect(financeCaller.topic?.sources).toContain('finance/payroll-sync.md');
+    expect(financeCaller.retrieval.hits[0]?.source).toBe('finance/payroll-sync.md');
+  });
 
   it("searches the leg within the previous question's documents, never the whole collection", async () => {
     // The follow-up's own words ("first", "go") are common in getting-started.md, which the previous question

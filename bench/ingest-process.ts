@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { inCgroup, type MemoryCgroup } from '../ingest/test/memory-cgroup.ts';
 
 const repositoryRoot = fileURLToPath(new URL('../', import.meta.url));
 export const INGEST_BUNDLE = 'dist/ingest/cli.js';
@@ -41,12 +42,14 @@ export function embeddedEnv(dataDir: string, env: Record<string, string> = {}): 
   };
 }
 
-export async function runIngestProcess(folder: string, dataDir: string, options: { env?: Record<string, string>; cwd?: string } = {}): Promise<IngestProcessRun> {
+/** `cgroup`: the run enters that memory cgroup first (ingest/test/memory-cgroup.ts). */
+export async function runIngestProcess(folder: string, dataDir: string, options: { env?: Record<string, string>; cwd?: string; cgroup?: Pick<MemoryCgroup, 'procsFile'> } = {}): Promise<IngestProcessRun> {
   const node = [process.execPath, INGEST_BUNDLE, folder];
   const timed = existsSync(GNU_TIME);
-  const [command, ...args] = timed ? [GNU_TIME, '-v', ...node] : node;
+  const [program, ...programArgs] = timed ? [GNU_TIME, '-v', ...node] : node;
+  const [command, args] = options.cgroup ? inCgroup(options.cgroup, program!, programArgs) : [program!, programArgs];
   const started = performance.now();
-  const child = spawn(command!, args, { cwd: options.cwd ?? repositoryRoot, env: embeddedEnv(dataDir, options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd: options.cwd ?? repositoryRoot, env: embeddedEnv(dataDir, options.env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (part: Buffer) => (stdout += part.toString()));

@@ -8,14 +8,13 @@
  *
  *   pnpm build && tsx bench/probes/cgroup-memory.ts     # writes its section of bench/results.md
  */
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createMemoryCgroup, inCgroup, type MemoryCgroup } from '../../ingest/test/memory-cgroup.ts';
+import { createMemoryCgroup } from '../../ingest/test/memory-cgroup.ts';
 import { inflatingPdf } from '../../packages/core/test/ingest/inflating-pdf.ts';
-import { embeddedEnv, INGEST_BUNDLE } from '../ingest-process.ts';
+import { runIngestProcess } from '../ingest-process.ts';
 import { writeResultsSection } from '../results-file.ts';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -55,42 +54,13 @@ async function probeFolder(): Promise<string> {
   return folder;
 }
 
-interface ProbeRun {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  summary: string;
-  failed: Array<{ uri: string; code: string }>;
-  seconds: number;
-  peakMiB: number;
-  oomKills: number;
-}
-
-async function runInCgroup(cgroup: MemoryCgroup, folder: string, dataDir: string): Promise<ProbeRun> {
-  const [command, args] = inCgroup(cgroup, process.execPath, [INGEST_BUNDLE, folder]);
-  const started = performance.now();
-  const child = spawn(command, args, { cwd: repositoryRoot, env: embeddedEnv(dataDir, CRONJOB_ENV), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (part: Buffer) => (stdout += part.toString()));
-  child.stderr.on('data', (part: Buffer) => (stderr += part.toString()));
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
-  });
-  const failed = `${stdout}\n${stderr}`
+/** The documents the job reported failed, from its JSON log: file name and error code. */
+function failedDocuments(log: string): Array<{ uri: string; code: string }> {
+  return log
     .split('\n')
     .filter((line) => line.includes('"document failed"'))
     .map((line) => JSON.parse(line) as { uri: string; code: string })
-    .map(({ uri, code: errorCode }) => ({ uri: uri.slice(uri.lastIndexOf('/') + 1), code: errorCode }));
-  return {
-    code,
-    signal,
-    summary: stdout.trimEnd().split('\n').at(-1) ?? '',
-    failed,
-    seconds: (performance.now() - started) / 1000,
-    peakMiB: cgroup.peakBytes() / MIB,
-    oomKills: cgroup.oomKills(),
-  };
+    .map(({ uri, code }) => ({ uri: uri.slice(uri.lastIndexOf('/') + 1), code }));
 }
 
 const cgroup = createMemoryCgroup('rag-probe', LIMIT_BYTES);
@@ -98,8 +68,14 @@ if ('unavailable' in cgroup) throw new Error(`the probe needs a memory cgroup: $
 const folder = await probeFolder();
 const dataDir = mkdtempSync(join(tmpdir(), 'rag-cgroup-probe-data-'));
 try {
-  const run = await runInCgroup(cgroup, folder, dataDir);
-  console.log(JSON.stringify(run, null, 2));
+  // runIngestProcess throws, with the job's log, when the job ends other than 0 or 1 (killed by the kernel too).
+  const run = await runIngestProcess(folder, dataDir, { env: CRONJOB_ENV, cgroup }).catch((error: Error) => {
+    throw new Error(`${error.message}\n(processes OOM-killed in the cgroup: ${cgroup.oomKills()})`);
+  });
+  const failed = failedDocuments(run.stderr);
+  const peakMiB = cgroup.peakBytes() / MIB;
+  const oomKills = cgroup.oomKills();
+  console.log(JSON.stringify({ summary: run.summary, failed, peakMiB, oomKills, wallSeconds: run.wallSeconds }, null, 2));
   const section = [
     '## Conversion memory under a 2 GiB cgroup (the audit\'s probes at the CronJob\'s settings)',
     '',
@@ -107,13 +83,13 @@ try {
     '',
     '| exit | summary | documents failed (code) | peak of the cgroup | processes OOM-killed | wall |',
     '| --- | --- | --- | --- | --- | --- |',
-    `| ${run.code ?? run.signal} | \`${run.summary}\` | ${run.failed.map(({ uri, code }) => `${uri} (${code})`).join(', ') || 'none'} | ${run.peakMiB.toFixed(0)} MiB of 2048 | ${run.oomKills} | ${run.seconds.toFixed(1)} s |`,
+    `| ${run.errors > 0 ? 1 : 0} | \`${run.summary}\` | ${failed.map(({ uri, code }) => `${uri} (${code})`).join(', ') || 'none'} | ${peakMiB.toFixed(0)} MiB of 2048 | ${oomKills} | ${run.wallSeconds.toFixed(1)} s |`,
     '',
     'Before the bounds (the audit, on main then): the PDF alone took `pnpm ingest` to 4.0 GB resident and was indexed; the two 44 MB pages at these settings peaked at 2.6 GB, past the limit, so the pod would have been OOM-killed at every run.',
     '',
   ].join('\n');
   await writeResultsSection('## Conversion memory under a 2 GiB cgroup', section);
-  if (run.code !== 1 || run.oomKills !== 0) process.exitCode = 1;
+  if (oomKills !== 0 || run.errors === 0) process.exitCode = 1;
 } finally {
   cgroup.remove();
   rmSync(folder, { recursive: true, force: true });

@@ -42,7 +42,9 @@ async function readPdf(bytes: Buffer, signal?: AbortSignal): Promise<{ pages: Te
   try {
     // pdf.js takes ownership of (detaches) the array it is given: hand it a copy. No code compiled from a
     // document's fonts (isEvalSupported, the path of CVE-2024-4367): unpdf 1.7.0 defaults to it, said here so
-    // that no upgrade of unpdf changes it.
+    // that no upgrade of unpdf changes it. CVE-2026-16633, reported against this pdf.js (5.6.205), is in the
+    // viewer's document scripting (`enableScripting`, read by the annotation layer a browser renders): text
+    // extraction renders no annotation layer, and the bundle carries no scripting sandbox.
     document = await getDocumentProxy(new Uint8Array(bytes), { verbosity: PDFJS_ERRORS_ONLY, isEvalSupported: false });
   } catch (error) {
     throw unreadable(`not a readable PDF: ${reasonOf(error)}`, error);

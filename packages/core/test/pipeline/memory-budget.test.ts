@@ -30,6 +30,8 @@ describe("the container's memory limit", () => {
     const parent = cgroupFile('parent-memory.max', `${GIB}\n`);
     const grandparent = cgroupFile('grandparent-memory.max', `${4 * GIB}\n`);
     expect(containerMemoryLimit([child, parent, grandparent])).toEqual({ mb: 1024, file: parent });
+    // The lowest, not the first found: a namespace's own group may allow more than a parent set outside it.
+    expect(containerMemoryLimit([child, grandparent, parent])).toEqual({ mb: 1024, file: parent });
   });
 
   it("is none for v2's max, v1's largest value, no file, or text that is not a number", () => {
